@@ -1,0 +1,324 @@
+"""Command line: pick a frontend or run a non-interactive command. stdout is data, stderr talk.
+
+Nothing heavy is imported at module level: ``--version``, the no-terminal hint and ``show`` must be
+instant, and Textual must never start without a terminal (it would spin or crash there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from . import __version__
+from .exitcodes import Exit
+from .i18n import LANGS, detect_lang
+
+NO_TTY_HINT = (
+    "oomwizard: no interactive terminal here (stdin or stdout is not a TTY), so the wizard cannot "
+    "start. Over SSH, connect with `ssh -t`. Without a terminal, use the non-interactive commands: "
+    "`oomwizard diagnose vllm.log --format json` to diagnose a log, `oomwizard detect` to read this "
+    "machine, `oomwizard show SCENARIO_ID` to print a fix, `oomwizard export --format html --output DIR` "
+    "for the whole knowledge base."
+)
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lang", choices=LANGS, help="language of the output (default: from LANG/LC_ALL)")
+
+
+def _add_fact_inputs(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="FACT=VALUE",
+        help="state a fact yourself (overrides detection and the log), e.g. --set vllm_version=0.11.0",
+    )
+    p.add_argument(
+        "--machine",
+        metavar="FILE",
+        help="use a machine description saved with `oomwizard detect --format json` instead of this machine",
+    )
+    p.add_argument("--python", metavar="PATH", help="the Python interpreter that runs vLLM (another venv)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="oomwizard",
+        description=(
+            "Diagnose a vLLM 'CUDA out of memory' failure and get the commands that fix it. "
+            "Without a command, starts the interactive wizard."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"oomwizard {__version__}")
+    parser.add_argument("--log", action="append", default=[], metavar="FILE", help="a vLLM log to read (repeatable; .gz or - for stdin)")
+    parser.add_argument("--demo", action="store_true", help="open on a bundled example log and machine")
+    parser.add_argument("--plain", action="store_true", help="simple question-and-answer prompts instead of the full-screen interface")
+    parser.add_argument("--inline", action="store_true", help="draw the interface below the prompt instead of full screen")
+    _add_common(parser)
+    _add_fact_inputs(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("diagnose", help="read logs and print the diagnosis and the fix (no questions asked)")
+    p.add_argument("files", nargs="*", metavar="FILE", help="log files (.gz allowed); - or nothing reads stdin")
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--detect", action="store_true", help="also read this machine (GPUs, packages, environment)")
+    _add_common(p)
+    _add_fact_inputs(p)
+
+    p = sub.add_parser("detect", help="report GPUs, packages, allocator settings and running vLLM servers")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--python", metavar="PATH", help="also read the packages of this interpreter")
+    _add_common(p)
+
+    p = sub.add_parser("show", help="print one leaf (by leaf id or scenario id)")
+    p.add_argument("id", metavar="LEAF_ID|SCENARIO_ID")
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    _add_common(p)
+    _add_fact_inputs(p)
+
+    p = sub.add_parser("lint", help="validate the knowledge base (tree, content, flags, translations)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    p = sub.add_parser("export", help="write the whole knowledge base as JSON, Markdown or a static HTML site")
+    p.add_argument("--format", choices=("json", "markdown", "html"), required=True)
+    p.add_argument("--output", metavar="PATH", help="file (json) or folder (markdown, html); default stdout for json")
+    _add_common(p)
+
+    p = sub.add_parser("scenarios", help="list the scenario ids")
+    _add_common(p)
+    return parser
+
+
+def _err(msg: str) -> None:
+    print(f"oomwizard: {msg}", file=sys.stderr)
+
+
+def _load_kb() -> Any:
+    from .kb.loader import get_kb
+    from .kb.yamlsrc import KBError
+
+    try:
+        return get_kb()
+    except KBError as e:
+        _err("the knowledge base is broken; run `oomwizard lint` for details:")
+        for p in e.problems[:20]:
+            print(f"  {p}", file=sys.stderr)
+        raise SystemExit(Exit.KB_INVALID) from None
+
+
+def _overrides(items: Sequence[str]) -> Any:
+    from .facts.catalog import CATALOG, FactValueError, coerce
+    from .facts.model import Fact, FactSet
+
+    fs = FactSet()
+    for item in items:
+        name, eq, raw = item.partition("=")
+        name = name.strip()
+        if not eq:
+            _err(f"--set needs FACT=VALUE, got {item!r}")
+            raise SystemExit(Exit.USAGE)
+        if name not in CATALOG:
+            close = [n for n in CATALOG if name in n or n in name][:5]
+            hint = f" (did you mean {', '.join(close)}?)" if close else " (see `oomwizard detect --format json` for names)"
+            _err(f"--set: unknown fact {name!r}{hint}")
+            raise SystemExit(Exit.USAGE)
+        try:
+            fs.add(Fact(name, coerce(name, raw), "--set on the command line", kind="answered"))
+        except FactValueError as e:
+            _err(f"--set: {e}")
+            raise SystemExit(Exit.USAGE) from None
+    return fs
+
+
+def _machine_facts(args: argparse.Namespace, detect: bool) -> Any:
+    """Facts from ``--machine FILE`` (a saved ``detect`` report) or from this machine."""
+    from .facts.model import FactSet
+
+    if getattr(args, "machine", None):
+        from .facts.machine import MachineReport
+
+        try:
+            with open(args.machine, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError) as e:
+            _err(f"cannot read machine description {args.machine}: {e}")
+            raise SystemExit(Exit.INPUT) from None
+        return MachineReport.from_json(data).facts
+    if detect:
+        from .facts.machine import detect_machine
+
+        return detect_machine(python=getattr(args, "python", None)).facts
+    return FactSet()
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    from .engine import Done, walk
+    from .logs.diagnose import InputError, diagnose_paths
+    from .render.report import leaf_json, leaf_markdown, leaf_text
+    from .render.diagnosis import diagnosis_markdown, diagnosis_text
+
+    lang = detect_lang(args.lang)
+    kb = _load_kb()
+    files = args.files or ["-"]
+    if files == ["-"] and sys.stdin.isatty():
+        _err("reading the log from the terminal; paste it and press Ctrl+D (or pass a file name)")
+    try:
+        diag = diagnose_paths(files)
+    except InputError as e:
+        _err(str(e))
+        return Exit.INPUT
+    facts = _machine_facts(args, args.detect)
+    facts.update(diag.facts)
+    facts.update(_overrides(args.overrides))
+    result = None
+    if diag.matches or args.overrides:
+        step = walk(kb, facts, {}, auto_accept=True, use_unknown=True, lang=lang)
+        result = step if isinstance(step, Done) else None
+    if args.format == "json":
+        out = diag.to_json()
+        out["facts"] = facts.to_json()
+        out["leaf"] = leaf_json(result.leaf, result.facts, result.path) if result else None
+        json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    elif args.format == "markdown":
+        sys.stdout.write(diagnosis_markdown(diag, lang))
+        if result:
+            sys.stdout.write("\n" + leaf_markdown(result.leaf, result.facts, result.path, lang))
+    else:
+        sys.stdout.write(diagnosis_text(diag, lang))
+        if result:
+            sys.stdout.write("\n" + leaf_text(result.leaf, result.facts, result.path, lang))
+    for w in diag.warnings:
+        _err(w)
+    return Exit.OK if diag.matches else Exit.NO_MATCH
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    from .facts.machine import detect_machine
+    from .render.machine import machine_text
+
+    report = detect_machine(python=args.python)
+    if args.format == "json":
+        json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(machine_text(report, detect_lang(args.lang)))
+    return Exit.OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from .render.report import leaf_json, leaf_markdown, leaf_text
+
+    lang = detect_lang(args.lang)
+    kb = _load_kb()
+    leaf = kb.resolve(args.id)
+    if leaf is None:
+        ids = sorted(set(kb.leaves) | set(kb.scenarios))
+        close = [i for i in ids if args.id in i or i in args.id][:5]
+        _err(f"no leaf or scenario {args.id!r}" + (f"; did you mean {', '.join(close)}?" if close else "; see `oomwizard scenarios`"))
+        return Exit.NOT_FOUND
+    facts = None
+    if args.overrides or args.machine:
+        facts = _machine_facts(args, False)
+        facts.update(_overrides(args.overrides))
+    if args.format == "json":
+        json.dump(leaf_json(leaf, facts), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    elif args.format == "markdown":
+        art = kb.article("leaves", leaf.id, lang)
+        sys.stdout.write(leaf_markdown(leaf, facts, None, lang, article=art.body if art else None))
+    else:
+        sys.stdout.write(leaf_text(leaf, facts, None, lang))
+    return Exit.OK
+
+
+def cmd_lint(args: argparse.Namespace) -> int:
+    from .kb.lint import lint
+
+    problems = lint()
+    errors = [p for p in problems if p.severity == "error"]
+    if args.format == "json":
+        json.dump(
+            {"ok": not errors, "problems": [p.__dict__ for p in problems]}, sys.stdout, ensure_ascii=False, indent=2
+        )
+        sys.stdout.write("\n")
+    else:
+        for p in problems:
+            print(p)
+        print(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s)", file=sys.stderr)
+    return Exit.KB_INVALID if errors else Exit.OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .render.export import export
+
+    kb = _load_kb()
+    return int(export(kb, args.format, args.output, args.lang))
+
+
+def cmd_scenarios(args: argparse.Namespace) -> int:
+    lang = detect_lang(args.lang)
+    kb = _load_kb()
+    width = max(len(s) for s in kb.scenarios)
+    for sid, sc in kb.scenarios.items():
+        print(f"{sid:<{width}}  {sc.title(lang)}")
+    return Exit.OK
+
+
+def run_interactive(args: argparse.Namespace) -> int:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(NO_TTY_HINT, file=sys.stderr)
+        return Exit.NO_TTY
+    from .launch import LaunchOptions, launch
+
+    opts = LaunchOptions(
+        logs=list(args.log),
+        demo=args.demo,
+        lang=detect_lang(args.lang),
+        inline=args.inline,
+        plain=args.plain or os.environ.get("TERM", "") == "dumb",
+        machine=args.machine,
+        python=args.python,
+        overrides=_overrides(args.overrides),
+    )
+    return launch(opts)
+
+
+COMMANDS = {
+    "diagnose": cmd_diagnose,
+    "detect": cmd_detect,
+    "show": cmd_show,
+    "lint": cmd_lint,
+    "export": cmd_export,
+    "scenarios": cmd_scenarios,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command is None:
+            return run_interactive(args)
+        return COMMANDS[args.command](args)
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return Exit.CANCELLED
+    except BrokenPipeError:
+        # `oomwizard show … | head`: the reader went away; not an error worth a traceback.
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        except OSError:
+            pass
+        return Exit.OK
+    except SystemExit as e:
+        return int(e.code) if isinstance(e.code, int) else Exit.ERROR

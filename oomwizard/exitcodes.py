@@ -1,0 +1,25 @@
+"""Named exit codes, so scripts can tell "nothing matched" from "could not read the log"."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class Exit(IntEnum):
+    OK = 0
+    ERROR = 1
+    """Something unexpected; the message says what."""
+    USAGE = 2
+    """Bad command-line arguments (argparse's own code)."""
+    NO_TTY = 3
+    """An interactive frontend was asked for without a terminal."""
+    INPUT = 4
+    """An input file could not be read at all."""
+    KB_INVALID = 5
+    """The knowledge base failed validation (``lint``) or could not be loaded."""
+    NO_MATCH = 6
+    """``diagnose`` read the input but recognised no failure in it."""
+    NOT_FOUND = 7
+    """``show`` was given an id that is neither a leaf nor a scenario."""
+    CANCELLED = 130
+    """Ctrl+C."""

@@ -1,0 +1,48 @@
+"""Starting an interactive session: gather the inputs, pick the frontend.
+
+The frontends share this so that ``--log``, ``--demo``, ``--machine`` and ``--set`` mean the same
+in the full-screen interface and in plain mode. Machine detection is *not* run here: the TUI runs
+it in a worker so its first screen never waits, plain mode runs it before the first question.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .facts.model import FactSet
+
+DEMO_DIR = Path(__file__).resolve().parent / "demo"
+DEMO_LOG = DEMO_DIR / "vllm-serve.log"
+DEMO_MACHINE = DEMO_DIR / "machine.json"
+
+
+@dataclass
+class LaunchOptions:
+    logs: list[str] = field(default_factory=list)
+    demo: bool = False
+    lang: str = "en"
+    inline: bool = False
+    plain: bool = False
+    machine: str | None = None
+    """A saved ``detect --format json`` report to use instead of detecting this machine."""
+    python: str | None = None
+    overrides: FactSet = field(default_factory=FactSet)
+
+    def effective_logs(self) -> list[str]:
+        return [str(DEMO_LOG)] if self.demo and not self.logs else list(self.logs)
+
+    def effective_machine(self) -> str | None:
+        if self.machine:
+            return self.machine
+        return str(DEMO_MACHINE) if self.demo else None
+
+
+def launch(opts: LaunchOptions) -> int:
+    if opts.plain:
+        from .plain import run_plain
+
+        return run_plain(opts)
+    from .tui.app import run_tui
+
+    return run_tui(opts)

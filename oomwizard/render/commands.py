@@ -1,0 +1,246 @@
+"""Turn a fix into the exact commands to paste, for this vLLM version and this command line.
+
+When the command that started vLLM is known (a running process, or the log's own record of its
+arguments) the fix is applied *to that command*: existing flags are replaced rather than repeated,
+whatever spelling they used (``--max_num_seqs``, ``--max-num-seqs=…``, ``-tp``), and opposite
+switches are dropped. Otherwise a minimal ``vllm serve <model> …`` line shows the flags to add.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from ..facts.model import FactSet
+from ..i18n import Text
+from ..kb.model import PLACEHOLDER_RE, Fix, Variant
+from ..versions import Version
+from .numbers import Resolved, resolve
+from .redact import redact_argv
+
+ALIASES = {
+    "-tp": "--tensor-parallel-size",
+    "-pp": "--pipeline-parallel-size",
+    "-dp": "--data-parallel-size",
+    "-ep": "--enable-expert-parallel",
+    "-q": "--quantization",
+    "-cc": "--compilation-config",
+    "-sc": "--speculative-config",
+    "-O": "--optimization-level",
+}
+
+
+def canonical(flag: str) -> str:
+    """``--max_num_seqs`` -> ``--max-num-seqs``; short aliases to their long names."""
+    if flag in ALIASES:
+        return ALIASES[flag]
+    if flag.startswith("--"):
+        head, dot, tail = flag[2:].partition(".")
+        return "--" + head.replace("_", "-") + (dot + tail if dot else "")
+    return flag
+
+
+def opposites(flag: str) -> set[str]:
+    """Switches that undo ``flag``: ``--no-X``/``--X`` and ``--enable-X``/``--disable-X``."""
+    name = flag[2:]
+    out = set()
+    if name.startswith("no-"):
+        out.add("--" + name[3:])
+    else:
+        out.add("--no-" + name)
+    if name.startswith("enable-"):
+        out.add("--disable-" + name[7:])
+        out.add("--no-disable-" + name[7:])
+    if name.startswith("disable-"):
+        out.add("--enable-" + name[8:])
+        out.add("--no-enable-" + name[8:])
+    return out
+
+
+@dataclass
+class ServeCommand:
+    """A parsed ``vllm serve`` (or ``python -m vllm.entrypoints…``) command line."""
+
+    argv: list[str]
+
+    @classmethod
+    def parse(cls, text: str) -> ServeCommand:
+        try:
+            return cls(shlex.split(text))
+        except ValueError:
+            return cls(text.split())
+
+    def _flag_spans(self) -> list[tuple[int, int, str]]:
+        """(start, end, canonical flag) for every option and the value that follows it."""
+        spans = []
+        i = 0
+        argv = self.argv
+        while i < len(argv):
+            tok = argv[i]
+            if tok.startswith("-") and not _is_number(tok):
+                name, eq, _ = tok.partition("=")
+                end = i + 1
+                if not eq and i + 1 < len(argv) and not (argv[i + 1].startswith("-") and not _is_number(argv[i + 1])):
+                    end = i + 2 if _takes_value(name, argv, i) else i + 1
+                spans.append((i, end, canonical(name)))
+                i = end
+            else:
+                i += 1
+        return spans
+
+    def has(self, flag: str) -> bool:
+        c = canonical(flag)
+        return any(f == c for _, _, f in self._flag_spans())
+
+    def remove(self, flag: str) -> None:
+        c = canonical(flag)
+        keep: list[str] = []
+        spans = {s: (e, f) for s, e, f in self._flag_spans()}
+        i = 0
+        while i < len(self.argv):
+            if i in spans and spans[i][1] == c:
+                i = spans[i][0]
+                continue
+            keep.append(self.argv[i])
+            i += 1
+        self.argv = keep
+
+    def set(self, flag: str, value: str | None) -> None:
+        for opp in opposites(canonical(flag)):
+            self.remove(opp)
+        c = canonical(flag)
+        new = [flag] if value is None else [flag, value]
+        for s, e, f in self._flag_spans():
+            if f == c:
+                self.argv[s:e] = new
+                # drop later duplicates
+                rest = ServeCommand(self.argv[s + len(new):])
+                rest.remove(flag)
+                self.argv = self.argv[: s + len(new)] + rest.argv
+                return
+        self.argv.extend(new)
+
+    def text(self) -> str:
+        return " ".join(shlex.quote(a) for a in redact_argv(self.argv))
+
+
+def _is_number(tok: str) -> bool:
+    return bool(re.fullmatch(r"-?\d+(\.\d+)?", tok))
+
+
+_BOOL_PREFIXES = ("--no-", "--enable-", "--disable-")
+_KNOWN_SWITCHES = {
+    "--enforce-eager",
+    "--trust-remote-code",
+    "--enable-expert-parallel",
+    "--enable-prefix-caching",
+    "--enable-chunked-prefill",
+    "--enable-lora",
+    "--enable-sleep-mode",
+    "--disable-custom-all-reduce",
+    "--disable-log-stats",
+    "--disable-log-requests",
+    "--enable-auto-tool-choice",
+    "--async-scheduling",
+    "--skip-tokenizer-init",
+    "--headless",
+    "-ep",
+}
+
+
+def _takes_value(name: str, argv: list[str], i: int) -> bool:
+    c = canonical(name)
+    if name in _KNOWN_SWITCHES or c in _KNOWN_SWITCHES or c.startswith(_BOOL_PREFIXES):
+        return False
+    return True
+
+
+# --- rendering a fix ---------------------------------------------------------------------------
+
+
+@dataclass
+class RenderedVariant:
+    versions: str
+    script: str
+    values: list[Resolved] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    note: Text | None = None
+    assumed: str | None = None
+    """Set when the version was a pre-release/dev build matched to its release line."""
+
+
+@dataclass
+class RenderedFix:
+    fix: Fix
+    variants: list[RenderedVariant]
+    available: bool = True
+    """False when the vLLM version is known and no variant of this fix exists for it."""
+    version: str | None = None
+
+
+def _fill(template: str, facts: FactSet, used: dict[str, Resolved]) -> str:
+    def sub(m: re.Match[str]) -> str:
+        name = m.group(1)
+        r = used.get(name) or resolve(name, facts)
+        used[name] = r
+        return r.value if r.value is not None else r.placeholder
+
+    return PLACEHOLDER_RE.sub(sub, template)
+
+
+def render_variant(variant: Variant, facts: FactSet) -> RenderedVariant:
+    used: dict[str, Resolved] = {}
+    lines: list[str] = []
+    for name, value in variant.env:
+        lines.append(f"export {name}={shlex.quote(_fill(value, facts, used))}")
+    for name in variant.unset_env:
+        lines.append(f"unset {name}")
+    for cmd in variant.shell:
+        lines.append(_fill(cmd, facts, used))
+    if variant.flags or variant.remove_flags or variant.env or variant.unset_env:
+        lines.append(_server_line(variant, facts, used))
+    missing = [r.placeholder for r in used.values() if r.value is None]
+    return RenderedVariant(
+        versions=variant.versions.text,
+        script="\n".join(lines),
+        values=list(used.values()),
+        missing=missing,
+        note=variant.note,
+    )
+
+
+def _server_line(variant: Variant, facts: FactSet, used: dict[str, Resolved]) -> str:
+    original = facts.value("serve_command")
+    if original:
+        cmd = ServeCommand.parse(str(original))
+        for flag in variant.remove_flags:
+            cmd.remove(flag)
+        for flag, value in variant.flags:
+            cmd.set(flag, None if value is None else _fill(value, facts, used))
+        return cmd.text()
+    model = facts.value("model")
+    argv = ["vllm", "serve", str(model) if model else "<MODEL>"]
+    cmd = ServeCommand(argv)
+    for flag, value in variant.flags:
+        cmd.set(flag, None if value is None else _fill(value, facts, used))
+    text = cmd.text().replace("'<MODEL>'", "<MODEL>")
+    note = "  # plus your other flags"
+    if variant.remove_flags:
+        note += "; remove " + " ".join(variant.remove_flags)
+    return text + note
+
+
+def render_fix(fix: Fix, facts: FactSet) -> RenderedFix:
+    """Render the variant for the known vLLM version, or every variant when it is unknown."""
+    raw = facts.value("vllm_version")
+    version = Version.try_parse(raw) if raw is not None else None
+    if version is None:
+        return RenderedFix(fix, [render_variant(v, facts) for v in fix.variants], True, None)
+    chosen = fix.variant_for(version)
+    if chosen is None:
+        return RenderedFix(fix, [render_variant(v, facts) for v in fix.variants], False, str(version))
+    rv = render_variant(chosen, facts)
+    if version.prerelease:
+        rv.assumed = version.base
+    return RenderedFix(fix, [rv], True, str(version))

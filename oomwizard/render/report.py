@@ -1,0 +1,240 @@
+"""A leaf as text, Markdown or JSON: the conclusion, commands for this machine, the checklist.
+
+The same functions serve ``diagnose``, ``show``, ``export``, plain mode and what the TUI prints to
+the normal screen on exit, so all of them say the same thing in the same order.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from ..engine import Step
+from ..facts.model import FactSet
+from ..i18n import Text, ui
+from ..kb.model import Check, Leaf
+from .commands import RenderedFix, render_fix
+
+
+def render_fixes(leaf: Leaf, facts: FactSet | None) -> list[RenderedFix]:
+    return [render_fix(f, facts or FactSet()) for f in leaf.fixes]
+
+
+def check_json(c: Check) -> dict[str, Any]:
+    out: dict[str, Any] = c.text.as_dict()
+    if c.auto:
+        auto: dict[str, str] = {}
+        if c.auto.log_present:
+            auto["log_present"] = c.auto.log_present
+        if c.auto.log_absent:
+            auto["log_absent"] = c.auto.log_absent
+        if c.auto.fact:
+            auto["fact"] = c.auto.fact.source
+        out["auto"] = auto
+    return out
+
+
+def leaf_json(leaf: Leaf, facts: FactSet | None = None, path: tuple[Step, ...] | None = None) -> dict[str, Any]:
+    """Everything about a leaf; with ``facts`` the commands carry this machine's values."""
+    commands = []
+    for rf in render_fixes(leaf, facts):
+        for rv in rf.variants:
+            entry: dict[str, Any] = {
+                "fix": rf.fix.id,
+                "title": rf.fix.title.as_dict(),
+                "command": rv.script,
+                "applies_to": rv.versions,
+                "cost": rf.fix.cost,
+                "cost_note": rf.fix.cost_note.as_dict(),
+                "evidence": rf.fix.evidence,
+                "sources": list(rf.fix.sources),
+            }
+            if facts is not None:
+                entry["available"] = rf.available
+                entry["values"] = [
+                    {"name": r.name, "value": r.value, "why": r.why.as_dict() if r.why else None}
+                    for r in rv.values
+                ]
+                entry["missing"] = rv.missing
+            if rf.fix.why:
+                entry["why"] = rf.fix.why.as_dict()
+            if rv.note:
+                entry["note"] = rv.note.as_dict()
+            commands.append(entry)
+    out: dict[str, Any] = {
+        "id": leaf.id,
+        "scenarios": list(leaf.scenarios),
+        "title": leaf.title.as_dict(),
+        "conclusion": leaf.conclusion.as_dict(),
+        "environment": leaf.environment.as_dict(),
+        "root_cause": {"status": leaf.root_cause_status, **leaf.root_cause.as_dict()},
+        "versions": leaf.versions.text,
+        "evidence": leaf.evidence,
+        "commands": commands,
+        "checklist": [check_json(c) for c in leaf.checks],
+        "caveats": [c.as_dict() for c in leaf.caveats],
+        "sources": [s.url for s in leaf.sources],
+    }
+    if path is not None:
+        out["path"] = [
+            {"question": s.question, "answer": s.answer, "label": s.label, "source": s.source, "how": s.how}
+            for s in path
+        ]
+    return out
+
+
+def _wrap(text: str, indent: str, width: int) -> str:
+    return "\n".join(
+        textwrap.fill(p, width=width, initial_indent=indent, subsequent_indent=indent) for p in text.split("\n") if p.strip()
+    )
+
+
+def _tag(rf: RenderedFix, versions: str, lang: str) -> str:
+    parts = [ui(f"cost.{rf.fix.cost}", lang), ui(f"evidence.{rf.fix.evidence}", lang)]
+    if versions and versions != "*":
+        parts.append(f"vLLM {versions}")
+    return " · ".join(parts)
+
+
+def leaf_text(
+    leaf: Leaf,
+    facts: FactSet | None = None,
+    path: tuple[Step, ...] | None = None,
+    lang: str = "en",
+    width: int = 88,
+) -> str:
+    """Plain text for terminals and pipes: commands are never wrapped, prose is."""
+    out: list[str] = []
+    out.append(f"== {leaf.title(lang)} ==")
+    out.append(f"{ui('evidence', lang)}: {ui('evidence.' + leaf.evidence, lang)}   [{leaf.id}]")
+    out.append("")
+    out.append(f"{ui('conclusion', lang)}:")
+    out.append(_wrap(leaf.conclusion(lang), "  ", width))
+    out.append(f"{ui('root_cause', lang)} ({ui(leaf.root_cause_status, lang)}):")
+    out.append(_wrap(leaf.root_cause(lang), "  ", width))
+    out.append(f"{ui('environment', lang)}:")
+    out.append(_wrap(leaf.environment(lang), "  ", width))
+    out.append("")
+    out.append(f"{ui('fixes', lang)}:")
+    for i, rf in enumerate(render_fixes(leaf, facts), 1):
+        out.append(f" {i}. {rf.fix.title(lang)}")
+        if not rf.available:
+            spec = " | ".join(v.versions.text for v in rf.fix.variants)
+            out.append("    " + ui("not_for_version", lang, version=rf.version, spec=spec))
+        for rv in rf.variants:
+            out.append(f"    [{_tag(rf, rv.versions, lang)}]")
+            out.append(_wrap(rf.fix.cost_note(lang), "    ", width))
+            for line in rv.script.splitlines():
+                out.append(f"    $ {line}")
+            for r in rv.values:
+                if r.why is not None:
+                    out.append(_wrap(f"{r.value}: {r.why(lang)}", "      = ", width))
+            if rv.missing:
+                out.append(f"      {ui('fill_in', lang)}: {', '.join(rv.missing)}")
+            if rv.note:
+                out.append(_wrap(rv.note(lang), "      ", width))
+            if rv.assumed:
+                out.append(f"      (pre-release build read as {rv.assumed})")
+        if rf.fix.why:
+            out.append(_wrap(rf.fix.why(lang), "    ", width))
+    out.append("")
+    out.append(f"{ui('checklist', lang)}:")
+    for c in leaf.checks:
+        mark = f" ({ui('auto_check', lang)})" if c.auto else ""
+        out.append(_wrap(f"[ ] {c.text(lang)}{mark}", "  ", width))
+    if leaf.caveats:
+        out.append("")
+        out.append(f"{ui('caveats', lang)}:")
+        for cv in leaf.caveats:
+            out.append(_wrap(f"- {cv(lang)}", "  ", width))
+    out.append("")
+    out.append(f"{ui('sources', lang)}:")
+    for s in leaf.sources:
+        out.append(f"  - {s.url}" + (f"  ({s.title})" if s.title else ""))
+    if path:
+        out.append("")
+        out.append(f"{ui('path', lang)}:")
+        for s in path:
+            out.append(f"  - {s.question}: {s.label}  [{s.how}: {s.source}]")
+    return "\n".join(out) + "\n"
+
+
+def _md_text(t: Text, lang: str) -> str:
+    return t(lang)
+
+
+def leaf_markdown(
+    leaf: Leaf,
+    facts: FactSet | None = None,
+    path: tuple[Step, ...] | None = None,
+    lang: str = "en",
+    article: str | None = None,
+) -> str:
+    out: list[str] = [f"# {leaf.title(lang)}", ""]
+    out.append(f"*{ui('evidence', lang)}: {ui('evidence.' + leaf.evidence, lang)}* · `{leaf.id}` · "
+               + ", ".join(f"`{s}`" for s in leaf.scenarios))
+    out.append("")
+    out.append(f"**{ui('conclusion', lang)}:** {_md_text(leaf.conclusion, lang)}")
+    out.append("")
+    out.append(f"**{ui('root_cause', lang)} ({ui(leaf.root_cause_status, lang)}):** {_md_text(leaf.root_cause, lang)}")
+    out.append("")
+    out.append(f"**{ui('environment', lang)}:** {_md_text(leaf.environment, lang)}")
+    out.append("")
+    out.append(f"## {ui('fixes', lang)}")
+    out.append("")
+    for i, rf in enumerate(render_fixes(leaf, facts), 1):
+        out.append(f"### {i}. {rf.fix.title(lang)}")
+        out.append("")
+        if not rf.available:
+            spec = " | ".join(v.versions.text for v in rf.fix.variants)
+            out.append("> " + ui("not_for_version", lang, version=rf.version, spec=spec))
+            out.append("")
+        for rv in rf.variants:
+            out.append(f"*{_tag(rf, rv.versions, lang)}* — {rf.fix.cost_note(lang)}")
+            out.append("")
+            out.append("```bash")
+            out.append(rv.script)
+            out.append("```")
+            out.append("")
+            for r in rv.values:
+                if r.why is not None:
+                    out.append(f"- `{r.value}`: {r.why(lang)}")
+            if rv.missing:
+                out.append(f"- {ui('fill_in', lang)}: " + ", ".join(f"`{m}`" for m in rv.missing))
+            if rv.note:
+                out.append(f"- {rv.note(lang)}")
+            if rv.values or rv.missing or rv.note:
+                out.append("")
+        if rf.fix.why:
+            out.append(rf.fix.why(lang))
+            out.append("")
+        if rf.fix.sources:
+            out.append(" · ".join(f"<{u}>" for u in rf.fix.sources))
+            out.append("")
+    out.append(f"## {ui('checklist', lang)}")
+    out.append("")
+    for c in leaf.checks:
+        mark = f" *({ui('auto_check', lang)})*" if c.auto else ""
+        out.append(f"- [ ] {c.text(lang)}{mark}")
+    out.append("")
+    if leaf.caveats:
+        out.append(f"## {ui('caveats', lang)}")
+        out.append("")
+        for cv in leaf.caveats:
+            out.append(f"- {cv(lang)}")
+        out.append("")
+    if article:
+        out.append(article.strip())
+        out.append("")
+    out.append(f"## {ui('sources', lang)}")
+    out.append("")
+    for s in leaf.sources:
+        out.append(f"- <{s.url}>" + (f" — {s.title}" if s.title else ""))
+    out.append("")
+    if path:
+        out.append(f"## {ui('path', lang)}")
+        out.append("")
+        for s in path:
+            out.append(f"- **{s.question}**: {s.label} — {s.how}: {s.source}")
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,83 @@
+"""One walk through the tree, as every interactive frontend drives it.
+
+Holds the facts (machine, log, the user's overrides) and the answers given so far, and asks the
+pure engine where that leads. Frontends call :meth:`Session.current` to know what to show and
+:meth:`answer`, :meth:`accept`, :meth:`back` or :meth:`override` when the user acts. Facts that
+arrive late (detection runs in the background) are merged with :meth:`add_facts`; answers already
+given are kept, suggestions for the questions still ahead update.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .engine import Answer, Ask, Done, walk
+from .facts.catalog import coerce
+from .facts.model import Fact, FactSet
+from .kb.model import KnowledgeBase
+
+
+@dataclass
+class Session:
+    kb: KnowledgeBase
+    facts: FactSet = field(default_factory=FactSet)
+    lang: str = "en"
+    answers: dict[str, Answer] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    """Question ids in the order they were answered, for :meth:`back`."""
+
+    def current(self) -> Ask | Done:
+        return walk(self.kb, self.facts, self.answers, lang=self.lang)
+
+    def finish(self) -> Ask | Done:
+        """Accept every suggestion from here on; stop at the first question nobody can answer."""
+        return walk(self.kb, self.facts, self.answers, auto_accept=True, lang=self.lang)
+
+    def answer(self, question_id: str, value: str, source: str = "answered") -> Ask | Done:
+        self.answers[question_id] = Answer(value, source)
+        if question_id in self.order:
+            self.order.remove(question_id)
+        self.order.append(question_id)
+        self._prune()
+        return self.current()
+
+    def accept(self) -> Ask | Done:
+        """Take the current question's suggestion (what Enter does)."""
+        step = self.current()
+        if isinstance(step, Ask) and step.suggestion is not None:
+            return self.answer(step.question.id, step.suggestion.answer, step.suggestion.source)
+        return step
+
+    def back(self) -> Ask | Done:
+        if self.order:
+            qid = self.order.pop()
+            self.answers.pop(qid, None)
+        return self.current()
+
+    def restart(self) -> Ask | Done:
+        self.answers.clear()
+        self.order.clear()
+        return self.current()
+
+    def add_facts(self, facts: FactSet) -> Ask | Done:
+        self.facts.update(facts)
+        return self.current()
+
+    def override(self, name: str, raw: str) -> Fact:
+        """The user corrects a fact; raises ``FactValueError`` for a value of the wrong type."""
+        value = coerce(name, raw)
+        fact = Fact(name, value, "answered", kind="answered")
+        self.facts.add(fact)
+        return fact
+
+    def _prune(self) -> None:
+        """Forget answers to questions that are no longer on the path (a change earlier moved it)."""
+        step = walk(self.kb, self.facts, self.answers, lang=self.lang)
+        on_path = {s.question for s in step.path}
+        if isinstance(step, Ask):
+            on_path.add(step.question.id)
+        for qid in list(self.answers):
+            if qid not in on_path:
+                self.answers.pop(qid)
+                if qid in self.order:
+                    self.order.remove(qid)
