@@ -231,6 +231,18 @@ def _kv_cache_memory_bytes(facts: FactSet) -> Computed | None:
 
 # --- resolving placeholders -------------------------------------------------------------------
 
+_loaded = False
+
+
+def _ensure_loaded() -> None:
+    """Import the per-area calculation modules (``render/calcs/``) once."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        from .calcs import load_all
+
+        load_all()
+
 
 @dataclass(frozen=True)
 class Resolved:
@@ -242,6 +254,7 @@ class Resolved:
 
 def resolve(name: str, facts: FactSet) -> Resolved:
     """The value for ``{name}`` in a template: a calculation, else a fact, else a placeholder."""
+    _ensure_loaded()
     c = CALCS.get(name)
     if c is not None:
         out = c.func(facts)
@@ -258,4 +271,5 @@ def resolve(name: str, facts: FactSet) -> Resolved:
 
 
 def known_placeholder(name: str) -> bool:
+    _ensure_loaded()
     return name in CALCS or name in CATALOG
