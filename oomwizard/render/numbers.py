@@ -99,88 +99,8 @@ def default_max_num_seqs(facts: FactSet) -> tuple[int, str]:
 
 
 # --- the calculations -----------------------------------------------------------------------
-
-
-@calc(
-    "max_model_len_fit",
-    Text("A context length whose KV cache fits", "KV cache 放得下的上下文长度"),
-    "<MAX_MODEL_LEN>",
-)
-def _max_model_len_fit(facts: FactSet) -> Computed | None:
-    est = facts.value("estimated_max_model_len")
-    if est:
-        step = 1024 if est >= 8192 else 256
-        val = max(step, floor_to(est, step))
-        return Computed(
-            str(val),
-            Text(
-                f"vLLM estimated {est:,} tokens fit ({_src(facts, 'estimated_max_model_len')}); rounded down to {val:,}.",
-                f"vLLM 估算可容纳 {est:,} 个 token（{_src(facts, 'estimated_max_model_len')}），向下取整为 {val:,}。",
-            ),
-            ("estimated_max_model_len",),
-        )
-    tokens = facts.value("kv_cache_tokens")
-    if tokens:
-        step = 1024 if tokens >= 8192 else 256
-        val = max(step, floor_to(tokens, step))
-        return Computed(
-            str(val),
-            Text(
-                f"the KV cache holds {tokens:,} tokens ({_src(facts, 'kv_cache_tokens')}); one request of {val:,} tokens fits.",
-                f"KV cache 可容纳 {tokens:,} 个 token（{_src(facts, 'kv_cache_tokens')}），单个 {val:,} token 的请求放得下。",
-            ),
-            ("kv_cache_tokens",),
-        )
-    return None
-
-
-@calc(
-    "gpu_util_fit_free",
-    Text("The utilization that fits in the memory free at start-up", "能装进启动时空闲显存的利用率"),
-    "<FRACTION>",
-)
-def _gpu_util_fit_free(facts: FactSet) -> Computed | None:
-    free, total = facts.value("startup_free_gib"), facts.value("startup_total_gib")
-    names: tuple[str, ...] = ("startup_free_gib", "startup_total_gib")
-    if not (free and total):
-        fb, tb = facts.value("gpu_mem_free_bytes"), facts.value("gpu_mem_total_bytes")
-        if not (fb and tb):
-            return None
-        free, total = fb / GIB, tb / GIB
-        names = ("gpu_mem_free_bytes", "gpu_mem_total_bytes")
-    # Keep 0.5 GiB for the CUDA context and allocator slack, then round down to 0.01.
-    util = math.floor((free - 0.5) / total * 100) / 100
-    if util <= 0.05:
-        return None
-    return Computed(
-        f"{util:.2f}",
-        Text(
-            f"{_gib(free)} free of {_gib(total)} ({_src(facts, *names)}); (free - 0.5 GiB) / total = {util:.2f}.",
-            f"空闲 {_gib(free)}，总量 {_gib(total)}（{_src(facts, *names)}）；(空闲 - 0.5 GiB) / 总量 = {util:.2f}。",
-        ),
-        names,
-    )
-
-
-@calc(
-    "gpu_util_lower",
-    Text("gpu_memory_utilization lowered by 0.05", "gpu_memory_utilization 降低 0.05"),
-    "<FRACTION>",
-)
-def _gpu_util_lower(facts: FactSet) -> Computed | None:
-    cur = facts.value("gpu_memory_utilization")
-    if cur is not None:
-        basis = f"now {cur} ({_src(facts, 'gpu_memory_utilization')})"
-        basis_zh = f"当前为 {cur}（{_src(facts, 'gpu_memory_utilization')}）"
-    else:
-        cur, why = default_gpu_memory_utilization(facts)
-        basis, basis_zh = f"now {cur} ({why})", f"当前为 {cur}（{why}）"
-    new = round(max(0.5, float(cur) - 0.05), 2)
-    return Computed(
-        f"{new:.2f}",
-        Text(f"{basis}; 0.05 less leaves room outside vLLM's budget.", f"{basis_zh}；降低 0.05，为预算外的分配留出空间。"),
-        ("gpu_memory_utilization",),
-    )
+# Memory-budget calculations (max_model_len_fit, gpu_util_fit_free, gpu_util_lower,
+# kv_cache_memory_bytes, ...) live in calcs/memory.py.
 
 
 @calc(
@@ -207,25 +127,6 @@ def _sampler_max_num_seqs(facts: FactSet) -> Computed | None:
             f"预热使用了 {n} 个虚拟请求（{basis_zh}）；减半并取 2 的幂为 {new}。",
         ),
         (source,),
-    )
-
-
-@calc(
-    "kv_cache_memory_bytes",
-    Text("KV cache size vLLM itself suggests", "vLLM 自己建议的 KV cache 大小"),
-    "<BYTES>",
-)
-def _kv_cache_memory_bytes(facts: FactSet) -> Computed | None:
-    b = facts.value("suggested_kv_cache_bytes")
-    if not b:
-        return None
-    return Computed(
-        str(int(b)),
-        Text(
-            f"vLLM's own start-up message suggests {int(b):,} bytes ({b / GIB:.2f} GiB) to fit the requested memory ({_src(facts, 'suggested_kv_cache_bytes')}).",
-            f"vLLM 启动日志建议 {int(b):,} 字节（{b / GIB:.2f} GiB）以符合申请的显存（{_src(facts, 'suggested_kv_cache_bytes')}）。",
-        ),
-        ("suggested_kv_cache_bytes",),
     )
 
 

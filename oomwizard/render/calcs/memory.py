@@ -1,0 +1,631 @@
+"""Numbers for the memory-budget leaves: context length, utilization, KV size, batch limits, TP.
+
+Every calculation reads only catalog facts (what the log printed, what NVML reported, what the
+operator stated) and returns the value together with the arithmetic, so an operator can check
+why we suggest ``--gpu-memory-utilization 0.87`` instead of trusting it. When an input is
+missing, or the honest answer is "this knob cannot get you there", a calculation returns
+``None`` and the command keeps a visible placeholder.
+
+The budget formulas follow vLLM's own accounting (see the articles of the leaves that use them):
+the engine may use ``total x gpu_memory_utilization``; weights, the activation peak of the
+profiling pass, non-torch memory and (0.20.0+) the CUDA graph estimate come out of that, and the
+KV cache gets the rest.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...facts.model import FactSet
+from ...i18n import Text
+from ...versions import Version
+from ..numbers import GIB, Computed, calc, default_gpu_memory_utilization, default_max_num_seqs, floor_to, pow2_floor
+
+MIB = 1024**2
+
+UTIL_CEILING = 0.98
+"""Never suggest more: the CUDA context, NCCL and cuBLAS workspaces live outside the budget."""
+
+STARTUP_MARGIN_GIB = 0.5
+"""Kept free below what the start-up check measured, for the CUDA context of the new process."""
+
+
+# --- reading facts -------------------------------------------------------------------------------
+
+
+def _src(facts: FactSet, *names: str) -> str:
+    parts = []
+    for n in names:
+        f = facts.get(n)
+        if f is not None:
+            parts.append(f"{n} = {f.value} ({f.source})")
+    return "; ".join(parts)
+
+
+def _num(facts: FactSet, name: str) -> float | None:
+    value = facts.value(name)
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _version(facts: FactSet) -> Version | None:
+    return Version.try_parse(facts.value("vllm_version"))
+
+
+def _at_least(facts: FactSet, release: str) -> bool | None:
+    v = _version(facts)
+    return None if v is None else v >= Version.parse(release)
+
+
+def total_gib(facts: FactSet) -> tuple[float, str] | None:
+    """Memory of one GPU: vLLM's own start-up reading first, then NVML, then the OOM message."""
+    for name, scale in (("startup_total_gib", 1.0), ("gpu_mem_total_bytes", 1 / GIB), ("oom_total_bytes", 1 / GIB)):
+        v = _num(facts, name)
+        if v:
+            return v * scale, name
+    return None
+
+
+def free_gib(facts: FactSet) -> tuple[float, str] | None:
+    """Free memory of the fullest GPU: what vLLM measured at start-up, else what NVML sees now."""
+    for name, scale in (("startup_free_gib", 1.0), ("gpu_mem_free_bytes", 1 / GIB)):
+        v = _num(facts, name)
+        if v is not None:
+            return v * scale, name
+    return None
+
+
+def current_util(facts: FactSet) -> tuple[float, str]:
+    v = _num(facts, "gpu_memory_utilization")
+    if v:
+        return v, _src(facts, "gpu_memory_utilization")
+    return default_gpu_memory_utilization(facts)
+
+
+def current_max_num_seqs(facts: FactSet) -> tuple[int, str]:
+    v = _num(facts, "max_num_seqs")
+    if v:
+        return int(v), _src(facts, "max_num_seqs")
+    return default_max_num_seqs(facts)
+
+
+def default_max_num_batched_tokens(facts: FactSet) -> tuple[int, str] | None:
+    """vLLM's default for ``vllm serve`` when the flag was not given (None where it depends on more).
+
+    V1: 8192 on the large tier (H100/H200 up to 0.8.4, 70 GiB or more later; 16384 from 160 GiB on
+    0.33.0), 2048 otherwise. V0 without chunked prefill uses max(max_model_len, 2048), which we
+    only know when max_model_len is known.
+    """
+    v = _version(facts)
+    total = total_gib(facts)
+    if facts.value("engine") == "v0":
+        mml = _num(facts, "max_model_len")
+        if mml:
+            return max(int(mml), 2048), "V0 default without chunked prefill: max(max_model_len, 2048)"
+        return None
+    if total is None:
+        return 2048, "V1 default on GPUs under 70 GiB (8192 on larger ones)"
+    gib = total[0]
+    name = str(facts.value("gpu_name") or "")
+    early = v is not None and v < Version.parse("0.8.5")
+    big = ("H100" in name or "H200" in name) if early else gib >= 70
+    if big and v is not None and v >= Version.parse("0.33.0") and gib >= 160:
+        return 16384, f"vLLM {v} default for GPUs of 160 GiB or more"
+    return (8192, "V1 default for this GPU") if big else (2048, "V1 default for this GPU")
+
+
+def _ceil2(x: float) -> float:
+    """Round a fraction up to the next 0.01 (vLLM takes any float; two digits are readable)."""
+    return math.ceil(round(x * 100, 6)) / 100
+
+
+def _floor2(x: float) -> float:
+    return math.floor(round(x * 100, 6)) / 100
+
+
+def _round_len(tokens: float) -> int:
+    """A context length an operator would type: 1024-aligned above 8K, 256 above 1K, else 16."""
+    t = int(tokens)
+    step = 1024 if t >= 8192 else 256 if t >= 1024 else 16
+    return max(16, floor_to(t, step))
+
+
+# --- context length -------------------------------------------------------------------------------
+
+
+@calc(
+    "max_model_len_fit",
+    Text("A context length whose KV cache fits", "KV cache 放得下的上下文长度"),
+    "<MAX_MODEL_LEN>",
+)
+def max_model_len_fit(facts: FactSet) -> Computed | None:
+    """vLLM's own estimate (0.9.2+), else a proportional estimate, else the KV cache's token count."""
+    est = _num(facts, "estimated_max_model_len")
+    if est:
+        val = _round_len(est)
+        return Computed(
+            str(val),
+            Text(
+                f"vLLM estimated that {int(est):,} tokens fit ({_src(facts, 'estimated_max_model_len')}); rounded down to {val:,}.",
+                f"vLLM 估算可容纳 {int(est):,} 个 token（{_src(facts, 'estimated_max_model_len')}），向下取整为 {val:,}。",
+            ),
+            ("estimated_max_model_len",),
+        )
+    need, have, mml = _num(facts, "kv_needed_gib"), _num(facts, "kv_cache_gib"), _num(facts, "max_model_len")
+    if need and have is not None and mml and 0 < have < need:
+        raw = mml * have / need
+        val = _round_len(raw)
+        names = ("max_model_len", "kv_needed_gib", "kv_cache_gib")
+        return Computed(
+            str(val),
+            Text(
+                f"{int(mml):,} tokens need {need:.2f} GiB but {have:.2f} GiB is available ({_src(facts, *names)}); "
+                f"{int(mml):,} x {have:.2f} / {need:.2f} = {int(raw):,}, rounded down to {val:,}. "
+                "Exact for full attention; models with sliding-window layers fit somewhat more.",
+                f"{int(mml):,} 个 token 需要 {need:.2f} GiB，但可用只有 {have:.2f} GiB（{_src(facts, *names)}）；"
+                f"{int(mml):,} x {have:.2f} / {need:.2f} = {int(raw):,}，向下取整为 {val:,}。"
+                "对全注意力模型是精确值；含滑动窗口层的模型实际能放下更多。",
+            ),
+            names,
+        )
+    tokens = _num(facts, "kv_cache_tokens")
+    if tokens:
+        val = _round_len(tokens)
+        return Computed(
+            str(val),
+            Text(
+                f"the KV cache holds {int(tokens):,} tokens ({_src(facts, 'kv_cache_tokens')}); one request of {val:,} tokens fits.",
+                f"KV cache 可容纳 {int(tokens):,} 个 token（{_src(facts, 'kv_cache_tokens')}），单个 {val:,} token 的请求放得下。",
+            ),
+            ("kv_cache_tokens",),
+        )
+    return None
+
+
+# --- gpu_memory_utilization ------------------------------------------------------------------------
+
+
+def _cap(facts: FactSet, total: float) -> tuple[float, str, str]:
+    """The highest utilization that passes vLLM's start-up check (free >= total x util, 0.9.2+)."""
+    free = free_gib(facts)
+    if free is None:
+        return UTIL_CEILING, f"at most {UTIL_CEILING}", f"最多 {UTIL_CEILING}"
+    cap = min(UTIL_CEILING, _floor2((free[0] - STARTUP_MARGIN_GIB) / total))
+    return (
+        cap,
+        f"{free[0]:.2f} GiB was free ({_src(facts, free[1])}), so at most {cap:.2f}",
+        f"空闲 {free[0]:.2f} GiB（{_src(facts, free[1])}），因此最多 {cap:.2f}",
+    )
+
+
+@calc(
+    "gpu_util_fit_free",
+    Text("The utilization that fits in the memory free at start-up", "能装进启动时空闲显存的利用率"),
+    "<FRACTION>",
+)
+def gpu_util_fit_free(facts: FactSet) -> Computed | None:
+    free, total = free_gib(facts), total_gib(facts)
+    if free is None or total is None:
+        return None
+    util = _floor2((free[0] - STARTUP_MARGIN_GIB) / total[0])
+    if util <= 0.05:
+        return None
+    names = (free[1], total[1])
+    extra_en = extra_zh = ""
+    weights = _num(facts, "weights_gib")
+    if weights and util * total[0] < weights + 1:
+        extra_en = f" That is barely more than the {weights:.2f} GiB of weights: free the GPU instead."
+        extra_zh = f" 这几乎只够放下 {weights:.2f} GiB 的权重：应当先腾空 GPU。"
+    return Computed(
+        f"{util:.2f}",
+        Text(
+            f"{free[0]:.2f} GiB free of {total[0]:.2f} GiB ({_src(facts, *names)}); "
+            f"(free - {STARTUP_MARGIN_GIB} GiB) / total = {util:.2f}.{extra_en}",
+            f"空闲 {free[0]:.2f} GiB，总量 {total[0]:.2f} GiB（{_src(facts, *names)}）；"
+            f"(空闲 - {STARTUP_MARGIN_GIB} GiB) / 总量 = {util:.2f}。{extra_zh}",
+        ),
+        names,
+    )
+
+
+@calc(
+    "gpu_util_lower",
+    Text("gpu_memory_utilization lowered by 0.05", "gpu_memory_utilization 降低 0.05"),
+    "<FRACTION>",
+)
+def gpu_util_lower(facts: FactSet) -> Computed | None:
+    cur, basis = current_util(facts)
+    new = round(max(0.5, cur - 0.05), 2)
+    total = total_gib(facts)
+    gib_en = gib_zh = ""
+    if total is not None:
+        moved = (cur - new) * total[0]
+        gib_en = f" That moves {moved:.2f} GiB of {total[0]:.0f} GiB from the KV cache to headroom."
+        gib_zh = f" 这会把 {moved:.2f} GiB（共 {total[0]:.0f} GiB）从 KV cache 挪作余量。"
+    return Computed(
+        f"{new:.2f}",
+        Text(
+            f"now {cur} ({basis}); 0.05 less leaves room for allocations outside vLLM's budget.{gib_en}",
+            f"当前为 {cur}（{basis}）；降低 0.05，为预算外的分配留出空间。{gib_zh}",
+        ),
+        ("gpu_memory_utilization",),
+    )
+
+
+@calc(
+    "gpu_util_for_kv",
+    Text("The utilization that gives the KV cache what one max-length request needs", "让 KV cache 足够容纳一个最长请求的利用率"),
+    "<FRACTION>",
+)
+def gpu_util_for_kv(facts: FactSet) -> Computed | None:
+    """current + (needed - available) / total, if that still passes the start-up check."""
+    need, have = _num(facts, "kv_needed_gib"), _num(facts, "kv_cache_gib")
+    total = total_gib(facts)
+    if not need or have is None or total is None or need <= have:
+        return None
+    cur, basis = current_util(facts)
+    # The log rounds both GiB figures to 0.01; add a little so the new budget clears the bar.
+    missing = need - have + 0.05
+    new = _ceil2(cur + missing / total[0])
+    cap, cap_en, cap_zh = _cap(facts, total[0])
+    if new > cap:
+        return None
+    names = ("kv_needed_gib", "kv_cache_gib", total[1])
+    return Computed(
+        f"{new:.2f}",
+        Text(
+            f"the KV cache lacks {need - have:.2f} GiB ({_src(facts, *names)}); utilization is {cur} ({basis}); "
+            f"{cur} + ({need:.2f} - {have:.2f} + 0.05) / {total[0]:.2f} = {new:.2f}; {cap_en}.",
+            f"KV cache 还差 {need - have:.2f} GiB（{_src(facts, *names)}）；当前利用率 {cur}（{basis}）；"
+            f"{cur} + ({need:.2f} - {have:.2f} + 0.05) / {total[0]:.2f} = {new:.2f}；{cap_zh}。",
+        ),
+        names,
+    )
+
+
+def non_kv_gib(facts: FactSet) -> tuple[float, list[str]] | None:
+    """What vLLM charged to its budget before the KV cache: weights + activation peak + non-torch (+ graphs)."""
+    parts = [n for n in ("weights_gib", "activation_peak_gib", "non_torch_gib") if _num(facts, n) is not None]
+    if "weights_gib" not in parts:
+        return None
+    total = sum(_num(facts, n) or 0.0 for n in parts)
+    if _at_least(facts, "0.20.0") and _num(facts, "cudagraph_estimate_gib") is not None:
+        total += _num(facts, "cudagraph_estimate_gib") or 0.0
+        parts.append("cudagraph_estimate_gib")
+    return total, parts
+
+
+@calc(
+    "gpu_util_cover_non_kv",
+    Text("The utilization that leaves room for a KV cache", "为 KV cache 留出空间的利用率"),
+    "<FRACTION>",
+)
+def gpu_util_cover_non_kv(facts: FactSet) -> Computed | None:
+    """(everything vLLM charged before the KV cache + one max-length request) / total."""
+    total = total_gib(facts)
+    base = non_kv_gib(facts)
+    if total is None or base is None:
+        return None
+    used, parts = base
+    want = _num(facts, "kv_needed_gib") or 1.0
+    want_en = "one max-length request" if _num(facts, "kv_needed_gib") else "a minimal 1 GiB"
+    want_zh = "一个最长请求" if _num(facts, "kv_needed_gib") else "最少 1 GiB"
+    new = _ceil2((used + want + 0.25) / total[0])
+    cap, cap_en, cap_zh = _cap(facts, total[0])
+    if new > cap:
+        return None
+    names = (*parts, total[1])
+    return Computed(
+        f"{new:.2f}",
+        Text(
+            f"vLLM charged {used:.2f} GiB before the KV cache ({_src(facts, *names)}); with {want:.2f} GiB for "
+            f"{want_en} and 0.25 GiB slack: ({used:.2f} + {want:.2f} + 0.25) / {total[0]:.2f} = {new:.2f}; {cap_en}.",
+            f"在 KV cache 之前 vLLM 已计入 {used:.2f} GiB（{_src(facts, *names)}）；再加 {want_zh}所需的 {want:.2f} GiB "
+            f"和 0.25 GiB 余量：({used:.2f} + {want:.2f} + 0.25) / {total[0]:.2f} = {new:.2f}；{cap_zh}。",
+        ),
+        names,
+    )
+
+
+# --- the KV cache size vLLM itself suggests (0.10.2+) ------------------------------------------------
+
+
+def _bytes_calc(facts: FactSet, name: str, en: str, zh: str) -> Computed | None:
+    b = _num(facts, name)
+    if not b:
+        return None
+    return Computed(
+        str(int(b)),
+        Text(
+            f"vLLM's own start-up message suggests {int(b):,} bytes ({b / GIB:.2f} GiB) {en} ({_src(facts, name)}).",
+            f"vLLM 启动日志建议 {int(b):,} 字节（{b / GIB:.2f} GiB）{zh}（{_src(facts, name)}）。",
+        ),
+        (name,),
+    )
+
+
+@calc(
+    "kv_cache_memory_bytes",
+    Text("KV cache size vLLM itself suggests", "vLLM 自己建议的 KV cache 大小"),
+    "<BYTES>",
+)
+def kv_cache_memory_bytes(facts: FactSet) -> Computed | None:
+    return _bytes_calc(facts, "suggested_kv_cache_bytes", "to fit into the requested memory", "以符合申请的显存")
+
+
+@calc(
+    "kv_cache_memory_bytes_full",
+    Text("KV cache size that fills the GPU, as vLLM suggests", "vLLM 建议的占满显存的 KV cache 大小"),
+    "<BYTES>",
+)
+def kv_cache_memory_bytes_full(facts: FactSet) -> Computed | None:
+    return _bytes_calc(facts, "suggested_kv_cache_full_bytes", "to use the whole GPU", "以占满整张卡")
+
+
+# --- batch limits while serving ----------------------------------------------------------------
+
+
+@calc(
+    "serving_max_num_seqs",
+    Text("max_num_seqs halved", "减半的 max_num_seqs"),
+    "<N>",
+)
+def serving_max_num_seqs(facts: FactSet) -> Computed | None:
+    n, basis = current_max_num_seqs(facts)
+    new = max(1, pow2_floor(n / 2))
+    return Computed(
+        str(new),
+        Text(
+            f"max_num_seqs is {n} ({basis}); half of that, as a power of two, is {new}.",
+            f"max_num_seqs 为 {n}（{basis}）；减半并取 2 的幂为 {new}。",
+        ),
+        ("max_num_seqs",),
+    )
+
+
+@calc(
+    "serving_max_num_batched_tokens",
+    Text("max_num_batched_tokens halved", "减半的 max_num_batched_tokens"),
+    "<TOKENS>",
+)
+def serving_max_num_batched_tokens(facts: FactSet) -> Computed | None:
+    """Half the current step budget (a power of two, at least 512 and at least max_num_seqs)."""
+    cur = _num(facts, "max_num_batched_tokens")
+    if cur:
+        n, basis = int(cur), _src(facts, "max_num_batched_tokens")
+    else:
+        d = default_max_num_batched_tokens(facts)
+        if d is None:
+            n, basis = 4096, "unknown on V0; 2048 after halving is a safe step with chunked prefill"
+        else:
+            n, basis = d
+    new = max(512, pow2_floor(n / 2))
+    seqs = _num(facts, "max_num_seqs")
+    floor_en = floor_zh = ""
+    if seqs and new < seqs:
+        new = int(seqs)
+        floor_en = f" vLLM requires at least max_num_seqs ({int(seqs)}), so {new}."
+        floor_zh = f" vLLM 要求不小于 max_num_seqs（{int(seqs)}），因此取 {new}。"
+    return Computed(
+        str(new),
+        Text(
+            f"each step may schedule {n:,} tokens ({basis}); half, as a power of two and at least 512, is {new:,}.{floor_en}",
+            f"每一步最多调度 {n:,} 个 token（{basis}）；减半、取 2 的幂且不小于 512，为 {new:,}。{floor_zh}",
+        ),
+        ("max_num_batched_tokens",),
+    )
+
+
+LOGITS_BUDGET_GIB = 2.0
+"""Memory we let one step's prompt logits take: two float32 copies of (tokens x vocabulary)."""
+
+
+@calc(
+    "logprobs_batched_tokens",
+    Text("A step size whose prompt logits fit in 2 GiB", "使 prompt logits 不超过 2 GiB 的单步 token 数"),
+    "<TOKENS>",
+)
+def logprobs_batched_tokens(facts: FactSet) -> Computed | None:
+    vocab = _num(facts, "vocab_size")
+    if not vocab:
+        return None
+    per_token = vocab * 4 * 2  # float32 logits plus their log-softmax
+    raw = LOGITS_BUDGET_GIB * GIB / per_token
+    new = max(256, pow2_floor(raw))
+    cur = _num(facts, "max_num_batched_tokens")
+    if cur and new >= cur:
+        return None
+    return Computed(
+        str(new),
+        Text(
+            f"vocabulary {int(vocab):,} ({_src(facts, 'vocab_size')}): each prompt token's logits take {int(vocab):,} x 4 B x 2 = "
+            f"{per_token / MIB:.2f} MiB; {LOGITS_BUDGET_GIB:.0f} GiB / {per_token / MIB:.2f} MiB = {int(raw):,} tokens, "
+            f"as a power of two {new:,}.",
+            f"词表 {int(vocab):,}（{_src(facts, 'vocab_size')}）：每个 prompt token 的 logits 占 {int(vocab):,} x 4 B x 2 = "
+            f"{per_token / MIB:.2f} MiB；{LOGITS_BUDGET_GIB:.0f} GiB / {per_token / MIB:.2f} MiB = {int(raw):,} 个 token，取 2 的幂为 {new:,}。",
+        ),
+        ("vocab_size",),
+    )
+
+
+# --- parallelism and offloading ------------------------------------------------------------------
+
+WEIGHT_RESERVE_GIB = 2.0
+"""Per GPU, beyond the weights: CUDA context, activations of the profiling pass, a little KV cache."""
+
+
+def _weights_total(facts: FactSet) -> tuple[float, str, str, tuple[str, ...]] | None:
+    ck = _num(facts, "checkpoint_gib")
+    if ck:
+        return ck, f"the checkpoint is {ck:.2f} GiB", f"权重文件共 {ck:.2f} GiB", ("checkpoint_gib",)
+    w = _num(facts, "weights_gib")
+    if w:
+        tp, pp = int(_num(facts, "tp") or 1), int(_num(facts, "pp") or 1)
+        t = w * tp * pp
+        return (
+            t,
+            f"{w:.2f} GiB per GPU x TP {tp} x PP {pp} = {t:.2f} GiB of weights",
+            f"单卡 {w:.2f} GiB x TP {tp} x PP {pp} = 权重共 {t:.2f} GiB",
+            ("weights_gib", "tp", "pp"),
+        )
+    return None
+
+
+@calc(
+    "tp_for_weights",
+    Text("The tensor-parallel size whose weight share fits one GPU", "使每卡权重放得下的张量并行数"),
+    "<TP>",
+)
+def tp_for_weights(facts: FactSet) -> Computed | None:
+    weights, total = _weights_total(facts), total_gib(facts)
+    if weights is None or total is None:
+        return None
+    w, how_en, how_zh, names = weights
+    util, _ = current_util(facts)
+    pp = int(_num(facts, "pp") or 1)
+    budget = total[0] * util - WEIGHT_RESERVE_GIB
+    gpus = _num(facts, "gpu_count")
+    limit = int(gpus) if gpus else 8
+    tp = 1
+    while tp <= limit:
+        if w / (tp * pp) <= budget:
+            break
+        tp *= 2
+    if tp > limit or tp * pp > limit:
+        return None
+    cur_tp = int(_num(facts, "tp") or 1)
+    if tp <= cur_tp:
+        return None
+    return Computed(
+        str(tp),
+        Text(
+            f"{how_en} ({_src(facts, *names)}); each GPU may use {total[0]:.2f} x {util} - {WEIGHT_RESERVE_GIB:.0f} = {budget:.2f} GiB; "
+            f"{w:.2f} / ({tp} x PP {pp}) = {w / (tp * pp):.2f} GiB fits. Assumes the checkpoint's precision is what runs on the GPU.",
+            f"{how_zh}（{_src(facts, *names)}）；每卡可用 {total[0]:.2f} x {util} - {WEIGHT_RESERVE_GIB:.0f} = {budget:.2f} GiB；"
+            f"{w:.2f} / ({tp} x PP {pp}) = {w / (tp * pp):.2f} GiB，放得下。假设 GPU 上运行的精度与权重文件一致。",
+        ),
+        (*names, total[1]),
+    )
+
+
+@calc(
+    "tp_next",
+    Text("Twice the tensor-parallel size, if the GPUs are there", "张量并行数加倍（若 GPU 足够）"),
+    "<TP>",
+)
+def tp_next(facts: FactSet) -> Computed | None:
+    tp = int(_num(facts, "tp") or 1)
+    gpus = _num(facts, "gpu_count")
+    new = tp * 2
+    pp = int(_num(facts, "pp") or 1)
+    if not gpus or new * pp > gpus:
+        return None
+    return Computed(
+        str(new),
+        Text(
+            f"TP is {tp} ({_src(facts, 'tp') or 'default 1'}) and this machine has {int(gpus)} GPUs ({_src(facts, 'gpu_count')}); "
+            f"TP {new} x PP {pp} fits.",
+            f"当前 TP 为 {tp}（{_src(facts, 'tp') or '默认 1'}），本机有 {int(gpus)} 张 GPU（{_src(facts, 'gpu_count')}）；"
+            f"TP {new} x PP {pp} 可行。",
+        ),
+        ("tp", "gpu_count"),
+    )
+
+
+@calc(
+    "cpu_offload_gb_fit",
+    Text("GiB of weights per GPU to keep in host RAM", "每卡放到主机内存的权重 GiB 数"),
+    "<GIB>",
+)
+def cpu_offload_gb_fit(facts: FactSet) -> Computed | None:
+    """What the KV cache lacks, or what the weights overshoot by, rounded up with 1 GiB to spare."""
+    need, have = _num(facts, "kv_needed_gib"), _num(facts, "kv_cache_gib")
+    if need and have is not None and need > have:
+        gb = math.ceil(need - have + 1)
+        names: tuple[str, ...] = ("kv_needed_gib", "kv_cache_gib")
+        en = f"the KV cache lacks {need - have:.2f} GiB ({_src(facts, *names)}); moving {gb} GiB of weights per GPU frees it"
+        zh = f"KV cache 还差 {need - have:.2f} GiB（{_src(facts, *names)}）；每卡移出 {gb} GiB 权重即可腾出"
+    else:
+        weights, total = _weights_total(facts), total_gib(facts)
+        if weights is None or total is None:
+            return None
+        w, how_en, how_zh, wnames = weights
+        tp, pp = int(_num(facts, "tp") or 1), int(_num(facts, "pp") or 1)
+        per_gpu = w / (tp * pp)
+        util, _ = current_util(facts)
+        budget = total[0] * util - WEIGHT_RESERVE_GIB
+        if per_gpu <= budget:
+            return None
+        gb = math.ceil(per_gpu - budget + 1)
+        names = (*wnames, total[1])
+        en = (
+            f"{how_en} ({_src(facts, *names)}); {per_gpu:.2f} GiB per GPU against {budget:.2f} GiB usable "
+            f"({total[0]:.2f} x {util} - {WEIGHT_RESERVE_GIB:.0f}); {gb} GiB must live in host RAM"
+        )
+        zh = (
+            f"{how_zh}（{_src(facts, *names)}）；每卡 {per_gpu:.2f} GiB，可用 {budget:.2f} GiB"
+            f"（{total[0]:.2f} x {util} - {WEIGHT_RESERVE_GIB:.0f}）；需要 {gb} GiB 放在主机内存"
+        )
+    host = _num(facts, "host_mem_available_bytes")
+    gpus = int(_num(facts, "gpu_count") or _num(facts, "tp") or 1)
+    if host:
+        # vllm#56410: the offload takes about twice the requested host memory.
+        needed = gb * gpus * 2
+        if needed > host / GIB:
+            en += f". Host RAM is short: about {needed} GiB needed, {host / GIB:.0f} GiB available"
+            zh += f"。主机内存不足：约需 {needed} GiB，可用 {host / GIB:.0f} GiB"
+    return Computed(str(gb), Text(en + ".", zh + "。"), names)
+
+
+# --- host memory -------------------------------------------------------------------------------
+
+
+@calc(
+    "swap_space_fit",
+    Text("CPU swap space per GPU that V0's start-up check accepts", "V0 启动检查接受的每卡 CPU swap space"),
+    "<GIB>",
+)
+def swap_space_fit(facts: FactSet) -> Computed | None:
+    """V0 warns above 40% and refuses above 70% of host RAM for swap_space x GPUs per node."""
+    host = _num(facts, "host_mem_total_bytes")
+    if not host:
+        return None
+    gpus = int(_num(facts, "tp") or 1)
+    gib = host / GIB
+    val = math.floor(gib * 0.3 / gpus)
+    return Computed(
+        str(val),
+        Text(
+            f"host RAM is {gib:.0f} GiB ({_src(facts, 'host_mem_total_bytes')}) for {gpus} GPU worker(s) (TP); "
+            f"30% of it per worker is {val} GiB, under the 40% warning and the 70% refusal.",
+            f"主机内存 {gib:.0f} GiB（{_src(facts, 'host_mem_total_bytes')}），{gpus} 个 GPU worker（TP）；"
+            f"每个 worker 取 30% 为 {val} GiB，低于 40% 的警告线和 70% 的拒绝线。",
+        ),
+        ("host_mem_total_bytes", "tp"),
+    )
+
+
+@calc(
+    "kv_offloading_fit",
+    Text("Host RAM for KV offloading that leaves the machine room", "给 KV offloading 且不挤占主机的内存量"),
+    "<GIB>",
+)
+def kv_offloading_fit(facts: FactSet) -> Computed | None:
+    avail = _num(facts, "host_mem_available_bytes")
+    if not avail:
+        return None
+    val = math.floor(avail / GIB * 0.5)
+    if val < 1:
+        return None
+    return Computed(
+        str(val),
+        Text(
+            f"{avail / GIB:.0f} GiB of host RAM is available ({_src(facts, 'host_mem_available_bytes')}); half of it is {val} GiB.",
+            f"主机可用内存 {avail / GIB:.0f} GiB（{_src(facts, 'host_mem_available_bytes')}）；取一半为 {val} GiB。",
+        ),
+        ("host_mem_available_bytes",),
+    )

@@ -1,0 +1,193 @@
+"""The memory-budget calculations: values an operator pastes, and the arithmetic shown with them."""
+
+from __future__ import annotations
+
+import pytest
+
+from oomwizard.facts.catalog import coerce
+from oomwizard.facts.model import Fact, FactSet
+from oomwizard.render.numbers import resolve
+
+GIB = 1024**3
+
+# NVML reading of the H200 in shared/fixtures/h200/probe.json
+H200_BYTES = 150754820096
+
+
+def facts(**values: object) -> FactSet:
+    return FactSet.of(Fact(k, coerce(k, v), "test", kind="log") for k, v in values.items())
+
+
+def value(name: str, fs: FactSet) -> str | None:
+    return resolve(name, fs).value
+
+
+def why(name: str, fs: FactSet) -> str:
+    r = resolve(name, fs)
+    assert r.why is not None
+    return r.why.en + "\n" + r.why.zh
+
+
+# --- max_model_len_fit ----------------------------------------------------------------------
+
+
+def test_context_from_vllm_estimate_rounds_down_to_1024() -> None:
+    fs = facts(estimated_max_model_len=34736)
+    assert value("max_model_len_fit", fs) == "33792"
+    assert "34,736" in why("max_model_len_fit", fs)
+
+
+def test_context_estimated_from_gib_when_vllm_prints_no_number() -> None:
+    # 0.8.4-0.9.0 print the error without the estimate: 262144 x 3.18 / 24.0 = 34,734
+    fs = facts(max_model_len=262144, kv_needed_gib=24.0, kv_cache_gib=3.18)
+    assert value("max_model_len_fit", fs) == "33792"
+    assert "262,144 x 3.18 / 24.00" in why("max_model_len_fit", fs)
+
+
+def test_context_from_v0_token_count_and_small_values() -> None:
+    assert value("max_model_len_fit", facts(kv_cache_tokens=7344)) == "7168"
+    assert value("max_model_len_fit", facts(kv_cache_tokens=900)) == "896"
+    assert value("max_model_len_fit", facts()) is None
+
+
+# --- utilization ----------------------------------------------------------------------------
+
+
+def test_util_that_fits_free_memory_at_startup() -> None:
+    # "Free memory on device (59.32/79.15 GiB) on startup is less than desired ... (0.9, 71.24 GiB)"
+    fs = facts(startup_free_gib=59.32, startup_total_gib=79.15)
+    assert value("gpu_util_fit_free", fs) == "0.74"
+
+
+def test_util_fit_free_warns_when_only_weights_would_fit() -> None:
+    fs = facts(startup_free_gib=20.0, startup_total_gib=79.15, weights_gib=18.5)
+    assert value("gpu_util_fit_free", fs) == "0.24"
+    assert "free the GPU" in why("gpu_util_fit_free", fs)
+
+
+def test_util_lower_uses_the_release_default() -> None:
+    assert value("gpu_util_lower", facts(gpu_memory_utilization=0.9)) == "0.85"
+    assert value("gpu_util_lower", facts(vllm_version="0.20.0")) == "0.87"
+    assert value("gpu_util_lower", facts(vllm_version="0.19.0")) == "0.85"
+
+
+def test_util_for_kv_adds_what_is_missing() -> None:
+    fs = facts(
+        vllm_version="0.11.0",
+        kv_needed_gib=20.0,
+        kv_cache_gib=12.0,
+        gpu_mem_total_bytes=H200_BYTES,
+        startup_free_gib=139.3,
+    )
+    # 0.9 + (20 - 12 + 0.05) / 140.40 = 0.9573 -> 0.96
+    assert value("gpu_util_for_kv", fs) == "0.96"
+
+
+def test_util_for_kv_refuses_what_the_startup_check_would_reject() -> None:
+    fs = facts(kv_needed_gib=20.0, kv_cache_gib=12.0, startup_total_gib=139.8, startup_free_gib=120.0, gpu_memory_utilization=0.8)
+    assert value("gpu_util_for_kv", fs) is None
+
+
+def test_util_cover_non_kv_sums_what_vllm_charged() -> None:
+    fs = facts(
+        vllm_version="0.21.0",
+        weights_gib=20.0,
+        activation_peak_gib=2.0,
+        non_torch_gib=0.5,
+        cudagraph_estimate_gib=1.0,
+        kv_needed_gib=4.0,
+        startup_total_gib=79.15,
+    )
+    # (20 + 2 + 0.5 + 1 + 4 + 0.25) / 79.15 = 0.3506 -> 0.36
+    assert value("gpu_util_cover_non_kv", fs) == "0.36"
+    # before 0.20 the CUDA graph estimate is not charged to the budget
+    older = facts(weights_gib=20.0, activation_peak_gib=2.0, non_torch_gib=0.5, cudagraph_estimate_gib=1.0,
+                  kv_needed_gib=4.0, startup_total_gib=79.15, vllm_version="0.19.0")
+    assert value("gpu_util_cover_non_kv", older) == "0.34"
+
+
+def test_util_cover_non_kv_gives_up_when_weights_fill_the_gpu() -> None:
+    fs = facts(weights_gib=75.0, activation_peak_gib=3.0, startup_total_gib=79.15)
+    assert value("gpu_util_cover_non_kv", fs) is None
+
+
+# --- KV size from vLLM's suggestion -----------------------------------------------------------
+
+
+def test_kv_cache_bytes_come_from_vllms_own_suggestion() -> None:
+    fs = facts(suggested_kv_cache_bytes=57403864576, suggested_kv_cache_full_bytes=61203864576)
+    assert value("kv_cache_memory_bytes", fs) == "57403864576"
+    assert value("kv_cache_memory_bytes_full", fs) == "61203864576"
+    assert "53.46 GiB" in why("kv_cache_memory_bytes", fs)
+    assert value("kv_cache_memory_bytes", facts()) is None
+
+
+# --- batch limits -----------------------------------------------------------------------------
+
+
+def test_max_num_seqs_halves_the_hardware_default() -> None:
+    assert value("serving_max_num_seqs", facts(max_num_seqs=256)) == "128"
+    h200 = facts(vllm_version="0.11.0", gpu_mem_total_bytes=H200_BYTES, gpu_name="NVIDIA H200")
+    assert value("serving_max_num_seqs", h200) == "512"
+
+
+def test_max_num_batched_tokens_halves_the_default_per_gpu_tier() -> None:
+    assert value("serving_max_num_batched_tokens", facts(max_num_batched_tokens=8192)) == "4096"
+    h200 = facts(vllm_version="0.11.0", gpu_mem_total_bytes=H200_BYTES)
+    assert value("serving_max_num_batched_tokens", h200) == "4096"
+    small = facts(vllm_version="0.11.0", gpu_mem_total_bytes=24 * GIB)
+    assert value("serving_max_num_batched_tokens", small) == "1024"
+
+
+def test_max_num_batched_tokens_never_below_max_num_seqs() -> None:
+    fs = facts(max_num_batched_tokens=1024, max_num_seqs=1024)
+    assert value("serving_max_num_batched_tokens", fs) == "1024"
+    assert "at least max_num_seqs" in why("serving_max_num_batched_tokens", fs)
+
+
+def test_prompt_logprobs_step_from_vocabulary() -> None:
+    # 152,064 x 4 B x 2 = 1.16 MiB per token; 2 GiB / 1.16 MiB = 1,765 -> 1,024
+    fs = facts(vocab_size=152064, max_num_batched_tokens=8192)
+    assert value("logprobs_batched_tokens", fs) == "1024"
+    assert value("logprobs_batched_tokens", facts(vocab_size=152064, max_num_batched_tokens=512)) is None
+
+
+# --- parallelism and offload -------------------------------------------------------------------
+
+
+def test_tp_for_weights_from_checkpoint_size() -> None:
+    fs = facts(checkpoint_gib=140.0, startup_total_gib=79.15, gpu_count=8, gpu_memory_utilization=0.9)
+    # budget 79.15 x 0.9 - 2 = 69.2 GiB; 140 / 2 = 70 does not fit, 140 / 4 = 35 does
+    assert value("tp_for_weights", fs) == "4"
+
+
+def test_tp_for_weights_is_none_beyond_the_gpus_here() -> None:
+    fs = facts(checkpoint_gib=1300.0, startup_total_gib=79.15, gpu_count=8)
+    assert value("tp_for_weights", fs) is None
+
+
+def test_tp_next_needs_the_gpus() -> None:
+    assert value("tp_next", facts(tp=2, gpu_count=8)) == "4"
+    assert value("tp_next", facts(tp=4, gpu_count=4)) is None
+
+
+def test_cpu_offload_covers_the_missing_kv_cache() -> None:
+    fs = facts(kv_needed_gib=24.0, kv_cache_gib=3.18)
+    assert value("cpu_offload_gb_fit", fs) == "22"
+
+
+def test_cpu_offload_warns_when_host_ram_is_short() -> None:
+    fs = facts(kv_needed_gib=24.0, kv_cache_gib=3.18, gpu_count=4, host_mem_available_bytes=64 * GIB)
+    assert "Host RAM is short" in why("cpu_offload_gb_fit", fs)
+
+
+# --- host memory ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("host_gib", "tp", "expected"), [(64, 2, "9"), (256, 8, "9"), (32, 1, "9")])
+def test_swap_space_stays_under_v0s_warning(host_gib: int, tp: int, expected: str) -> None:
+    assert value("swap_space_fit", facts(host_mem_total_bytes=host_gib * GIB, tp=tp)) == expected
+
+
+def test_kv_offloading_takes_half_the_available_ram() -> None:
+    assert value("kv_offloading_fit", facts(host_mem_available_bytes=100 * GIB)) == "50"
