@@ -1,13 +1,38 @@
-"""``oomwizard lint``: every check of the knowledge base, as a list of located problems."""
+"""``oomwizard lint``: every check of the knowledge base, as a list of located problems.
+
+The loader already reports what keeps the engine from running (schema, references). Lint adds what
+makes advice wrong or a walk end badly: the tree's shape (reachability, cycles, questions a
+non-interactive walk cannot pass), conditions that can never hold, incomplete leaves, flags and
+variables some vLLM release in a fix's range rejects, and English/Chinese articles that drifted
+apart. Each area lives in its own module; this one runs them and orders the result by file and line.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .loader import load_kb
+from .lint_articles import check_articles
+from .lint_commands import check_commands
+from .lint_context import LintContext
+from .lint_leaves import check_leaves
+from .lint_tree import check_scenarios, check_tree
+from .loader import default_root, load_kb
 from .yamlsrc import Problem
+
+CHECKS = (check_tree, check_scenarios, check_leaves, check_commands, check_articles)
 
 
 def lint(root: Path | str | None = None) -> list[Problem]:
-    _, problems = load_kb(root, strict=False)
-    return problems
+    """All problems of the knowledge base under ``root`` (default: the one the program uses)."""
+    base = Path(root) if root is not None else default_root()
+    kb, problems = load_kb(base, strict=False)
+    ctx = LintContext(kb, base, problems)
+    if kb.questions or kb.leaves:
+        for check in CHECKS:
+            check(ctx)
+    return sort_problems(problems)
+
+
+def sort_problems(problems: list[Problem]) -> list[Problem]:
+    unique = list(dict.fromkeys(problems))
+    return sorted(unique, key=lambda p: (p.file, p.line or 0, p.severity != "error", p.message))
