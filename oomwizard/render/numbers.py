@@ -103,31 +103,7 @@ def default_max_num_seqs(facts: FactSet) -> tuple[int, str]:
 # kv_cache_memory_bytes, ...) live in calcs/memory.py.
 
 
-@calc(
-    "sampler_max_num_seqs",
-    Text("max_num_seqs halved for the sampler warm-up", "为 sampler 预热减半的 max_num_seqs"),
-    "<N>",
-)
-def _sampler_max_num_seqs(facts: FactSet) -> Computed | None:
-    n = facts.value("sampler_dummy_requests")
-    source = "sampler_dummy_requests"
-    if not n:
-        n = facts.value("max_num_seqs")
-        source = "max_num_seqs"
-    if n:
-        basis, basis_zh = _src(facts, source), _src(facts, source)
-    else:
-        n, why = default_max_num_seqs(facts)
-        basis, basis_zh = f"max_num_seqs = {n} ({why})", f"max_num_seqs = {n}（{why}）"
-    new = max(1, pow2_floor(n / 2))
-    return Computed(
-        str(new),
-        Text(
-            f"the warm-up ran {n} dummy requests ({basis}); half of that, as a power of two, is {new}.",
-            f"预热使用了 {n} 个虚拟请求（{basis_zh}）；减半并取 2 的幂为 {new}。",
-        ),
-        (source,),
-    )
+# The sampler warm-up calculations (sampler_max_num_seqs, ...) live in calcs/sampler.py.
 
 
 # --- resolving placeholders -------------------------------------------------------------------

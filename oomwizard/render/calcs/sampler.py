@@ -1,0 +1,286 @@
+"""Numbers for the sampler warm-up leaves: how many dummy requests fit, how much to give back.
+
+The V1 model runner warms the sampler up with ``min(max_num_seqs, max_num_batched_tokens)``
+dummy requests after the KV cache and the CUDA graphs took their memory, with top-p 0.9 and top-k
+just below the vocabulary size, so the PyTorch path sorts every row of the logits. Its peak is
+proportional to requests x vocabulary: on our H200 (torch 2.11, ``benchmarks/sampler_sort_memory.py``)
+the sort-based top-k/top-p step took 36 bytes per (request, token) element beyond the model's
+bf16 logits, for every vocabulary from 128K to 262K and 256 requests or more (48 at 64 requests,
+where fixed sort scratch weighs more). We count 38 bytes: those 36 plus the 2-byte logits
+themselves. Every rank of a tensor-parallel group gathers the full-vocabulary logits, so TP does
+not divide this memory.
+
+Each calculation returns the value to paste with a sentence showing the arithmetic and the facts
+it used, or ``None`` when an input is missing (the command then keeps a visible placeholder).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ...facts.model import FactSet
+from ...i18n import Text
+from ...versions import Version
+from ..numbers import (
+    GIB,
+    MIB,
+    Computed,
+    calc,
+    default_gpu_memory_utilization,
+    default_max_num_seqs,
+    pow2_floor,
+)
+
+SORT_BYTES_PER_ELEMENT = 36
+"""Measured on an H200 with torch 2.11: float32 copy, sorted values, int64 order, softmax/cumsum,
+masks and sort scratch, per (request x vocabulary) element, at 256 requests or more."""
+
+LOGITS_BYTES_PER_ELEMENT = 2
+"""The model's own bf16/fp16 logits, which stay allocated while the sampler runs."""
+
+BYTES_PER_ELEMENT = SORT_BYTES_PER_ELEMENT + LOGITS_BYTES_PER_ELEMENT
+
+SAFETY = 0.9
+"""Use at most this share of the memory the OOM message reported free."""
+
+MIN_USEFUL_SEQS = 16
+"""Below this, capping max_num_seqs costs more throughput than giving back some KV cache."""
+
+FAMILY_VOCAB: dict[str, int] = {
+    "deepseek_v3": 129280,
+    "deepseek_v32": 129280,
+    "kimi": 163840,
+    "qwen": 152064,
+    "llama": 128256,
+    "gpt_oss": 201088,
+    "glm": 151552,
+    "gemma": 262208,
+}
+"""Vocabulary sizes typical of a family (the largest common one), used only when the model's own
+``vocab_size`` is unknown; the explanation says so."""
+
+
+# --- reading facts ---------------------------------------------------------------------------------
+
+
+def _src(facts: FactSet, *names: str) -> str:
+    parts = []
+    for n in names:
+        f = facts.get(n)
+        if f is not None:
+            parts.append(f"{n} = {f.value} ({f.source})")
+    return "; ".join(parts)
+
+
+def _int(facts: FactSet, name: str) -> int | None:
+    value = facts.value(name)
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _gib(n: float) -> str:
+    return f"{n / GIB:.2f} GiB"
+
+
+def _mib(n: float) -> str:
+    return f"{n / MIB:.0f} MiB"
+
+
+def default_max_num_batched_tokens(facts: FactSet) -> int:
+    """V1 ``vllm serve`` default when the flag was not given: 8192 on large GPUs, else 2048.
+
+    Large means H100/H200 up to 0.8.4 and 70 GiB or more later; 0.33.0 adds 16384 from 160 GiB.
+    Only used here as the second term of min(max_num_seqs, max_num_batched_tokens), where the
+    exact tier rarely matters.
+    """
+    total = _int(facts, "gpu_mem_total_bytes") or _int(facts, "oom_total_bytes")
+    v = Version.try_parse(facts.value("vllm_version"))
+    if total is None:
+        return 2048
+    if v is not None and v >= Version.parse("0.33.0") and total >= 160 * GIB:
+        return 16384
+    return 8192 if total >= 70 * GIB else 2048
+
+
+def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
+    """How many dummy requests the warm-up ran: the log's own number, else the formula."""
+    n = _int(facts, "sampler_dummy_requests")
+    if n:
+        basis = _src(facts, "sampler_dummy_requests")
+        return n, Text(f"the warm-up ran {n} dummy requests ({basis})", f"预热使用了 {n} 个虚拟请求（{basis}）"), (
+            "sampler_dummy_requests",
+        )
+    seqs = _int(facts, "max_num_seqs")
+    fact = facts.get("max_num_seqs")
+    if seqs and fact is not None:
+        seqs_why_en = seqs_why_zh = fact.source
+    else:
+        seqs, why = default_max_num_seqs(facts)
+        seqs_why_en, seqs_why_zh = why, why
+    tokens = _int(facts, "max_num_batched_tokens") or default_max_num_batched_tokens(facts)
+    n = min(seqs, tokens)
+    return (
+        n,
+        Text(
+            f"the warm-up runs min(max_num_seqs = {seqs} ({seqs_why_en}), max_num_batched_tokens = {tokens}) = {n} dummy requests",
+            f"预热运行 min(max_num_seqs = {seqs}（{seqs_why_zh}），max_num_batched_tokens = {tokens}) = {n} 个虚拟请求",
+        ),
+        ("max_num_seqs", "max_num_batched_tokens"),
+    )
+
+
+def vocabulary(facts: FactSet) -> tuple[int, Text] | None:
+    """The model's vocabulary, or the family's typical one (said so), or None."""
+    v = _int(facts, "vocab_size")
+    if v:
+        s = _src(facts, "vocab_size")
+        return v, Text(f"vocabulary {v:,} ({s})", f"词表 {v:,}（{s}）")
+    family = facts.value("model_family")
+    if family in FAMILY_VOCAB:
+        v = FAMILY_VOCAB[str(family)]
+        return v, Text(
+            f"vocabulary about {v:,}, typical of the {family} family (set vocab_size for this model's own)",
+            f"词表约 {v:,}，为 {family} 系列的常见值（可用 vocab_size 给出本模型的实际值）",
+        )
+    return None
+
+
+def rows_per_request(facts: FactSet) -> int:
+    """Speculative decoding samples 1 + k rows per request in the rejection sampler's warm-up."""
+    k = _int(facts, "num_speculative_tokens")
+    return 1 + k if k and k > 0 else 1
+
+
+def warmup_peak_bytes(facts: FactSet, requests: int) -> tuple[int, Text] | None:
+    """requests x rows x vocabulary x 38 B, with the arithmetic."""
+    voc = vocabulary(facts)
+    if voc is None:
+        return None
+    vocab, vocab_why = voc
+    rows = rows_per_request(facts)
+    peak = requests * rows * vocab * BYTES_PER_ELEMENT
+    rows_en = f" x {rows} rows (1 + num_speculative_tokens)" if rows > 1 else ""
+    rows_zh = f" x {rows} 行（1 + num_speculative_tokens）" if rows > 1 else ""
+    return peak, Text(
+        f"{requests}{rows_en} x {vocab:,} x {BYTES_PER_ELEMENT} B = {_gib(peak)} ({vocab_why.en})",
+        f"{requests}{rows_zh} x {vocab:,} x {BYTES_PER_ELEMENT} B = {_gib(peak)}（{vocab_why.zh}）",
+    )
+
+
+# --- the calculations ------------------------------------------------------------------------------
+
+
+@calc(
+    "sampler_max_num_seqs",
+    Text("A max_num_seqs whose sampler warm-up fits in the memory left", "sampler 预热放得下的 max_num_seqs"),
+    "<N>",
+)
+def sampler_max_num_seqs(facts: FactSet) -> Computed | None:
+    """The largest power of two of requests whose sort fits in the free memory the OOM reported.
+
+    Without the OOM's free figure or a vocabulary, halve the warm-up count: each halving halves
+    the sampler's peak.
+    """
+    n, n_why, n_inputs = warmup_requests(facts)
+    free = _int(facts, "oom_free_bytes")
+    voc = vocabulary(facts)
+    if free is not None and voc is not None and n > 1:
+        vocab, vocab_why = voc
+        per_request = rows_per_request(facts) * vocab * BYTES_PER_ELEMENT
+        fit = int(free * SAFETY // per_request)
+        if fit < n:
+            new = max(1, pow2_floor(fit)) if fit >= 1 else 1
+            small_en = (
+                f" That is below {MIN_USEFUL_SEQS}: lower --gpu-memory-utilization instead, or as well."
+                if new < MIN_USEFUL_SEQS
+                else ""
+            )
+            small_zh = (
+                f" 低于 {MIN_USEFUL_SEQS}：应改为（或同时）降低 --gpu-memory-utilization。" if new < MIN_USEFUL_SEQS else ""
+            )
+            return Computed(
+                str(new),
+                Text(
+                    f"{n_why.en}; each request costs {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
+                    f"{_mib(per_request)} ({vocab_why.en}); {_mib(free)} was free at the OOM ({_src(facts, 'oom_free_bytes')}); "
+                    f"{SAFETY:.0%} of that holds {fit} requests, {new} as a power of two.{small_en}",
+                    f"{n_why.zh}；每个请求需要 {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
+                    f"{_mib(per_request)}（{vocab_why.zh}）；OOM 时空闲 {_mib(free)}（{_src(facts, 'oom_free_bytes')}）；"
+                    f"其 {SAFETY:.0%} 可容纳 {fit} 个请求，取 2 的幂为 {new}。{small_zh}",
+                ),
+                (*n_inputs, "oom_free_bytes", "vocab_size"),
+            )
+    new = max(1, pow2_floor(n / 2))
+    return Computed(
+        str(new),
+        Text(
+            f"{n_why.en}; the sampler's memory is proportional to that count, so half of it as a power of two is {new}.",
+            f"{n_why.zh}；sampler 的显存与该数量成正比，减半并取 2 的幂为 {new}。",
+        ),
+        n_inputs,
+    )
+
+
+@calc(
+    "sampler_gpu_util",
+    Text(
+        "gpu_memory_utilization lowered enough to leave room for the sampler warm-up",
+        "为 sampler 预热留出空间而降低的 gpu_memory_utilization",
+    ),
+    "<FRACTION>",
+)
+def sampler_gpu_util(facts: FactSet) -> Computed | None:
+    """current - (warm-up peak - free at the OOM + 0.5 GiB) / total, rounded down to 0.01.
+
+    The KV cache takes total x utilization minus what profiling saw; everything allocated after it
+    (graphs, the warm-up) lives in the rest, so each 0.01 given back is 1 % of the GPU more room.
+    """
+    util = facts.value("gpu_memory_utilization")
+    if util is not None:
+        util = float(util)
+        util_why = _src(facts, "gpu_memory_utilization")
+    else:
+        util, util_why = default_gpu_memory_utilization(facts)
+    total = _int(facts, "oom_total_bytes") or _int(facts, "gpu_mem_total_bytes")
+    n, n_why, _ = warmup_requests(facts)
+    free = _int(facts, "oom_free_bytes")
+    requested = _int(facts, "oom_requested_bytes")
+    margin = GIB // 2
+    if total:
+        peak = warmup_peak_bytes(facts, n)
+        if peak is not None and free is not None:
+            need = max(0, peak[0] - free) + margin
+            basis_en = f"{n_why.en}; its peak is {peak[1].en}; {_gib(free)} was free at the OOM"
+            basis_zh = f"{n_why.zh}；其峰值为 {peak[1].zh}；OOM 时空闲 {_gib(free)}"
+        elif requested is not None and free is not None:
+            need = max(0, requested - free) + margin
+            basis_en = f"the failed allocation asked for {_gib(requested)} with {_gib(free)} free"
+            basis_zh = f"失败的分配申请 {_gib(requested)}，空闲 {_gib(free)}"
+        else:
+            need = None
+        if need is not None:
+            drop = math.ceil(round(need / total * 100, 6)) / 100
+            new = round(util - drop, 2)
+            if new < 0.5:
+                return None
+            return Computed(
+                f"{new:.2f}",
+                Text(
+                    f"{basis_en}; (shortfall + 0.5 GiB) / {_gib(total)} = {drop:.2f}; {util} ({util_why}) - {drop:.2f} = {new:.2f}.",
+                    f"{basis_zh}；（缺口 + 0.5 GiB）/ {_gib(total)} = {drop:.2f}；{util}（{util_why}）- {drop:.2f} = {new:.2f}。",
+                ),
+                ("gpu_memory_utilization", "oom_total_bytes", "oom_free_bytes"),
+            )
+    new = round(max(0.5, util - 0.05), 2)
+    return Computed(
+        f"{new:.2f}",
+        Text(
+            f"now {util} ({util_why}); without the OOM's figures, give back 0.05 of the GPU: {new:.2f}.",
+            f"当前为 {util}（{util_why}）；缺少 OOM 报错中的数字，先让出 0.05 的显存：{new:.2f}。",
+        ),
+        ("gpu_memory_utilization",),
+    )
