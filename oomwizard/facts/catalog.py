@@ -72,6 +72,7 @@ _SPECS: list[FactSpec] = [
     FactSpec("v0_v1_choice", "str", Text("V0 or V1 after upgrading", "升级后选 V0 还是 V1")),
     FactSpec("serving_feature", "str", Text("Feature active when a request ran out of memory", "请求 OOM 时启用的特性")),
     FactSpec("checkpoint_gib", "float", Text("Size of the model's weight files", "模型权重文件大小"), unit="GiB"),
+    FactSpec("speculative_decoding", "bool", Text("Speculative decoding on", "启用了推测解码")),
     # --- software -------------------------------------------------------------------------------
     FactSpec("vllm_version", "version", Text("vLLM version", "vLLM 版本")),
     FactSpec("torch_version", "version", Text("PyTorch version", "PyTorch 版本")),
