@@ -161,7 +161,7 @@ def walk(
         if given is not None and _valid(q, given.value):
             value, source = given.value, given.source
             how = "answered" if given.source == "answered" else "accepted"
-        elif sug is not None and auto_accept:
+        elif sug is not None and auto_accept and _valid(q, sug.answer):
             value, source, how = sug.answer, sug.source, "auto"
         elif use_unknown and (q.unknown is not None or q.kind == "version"):
             value = q.unknown if q.kind == "choice" and q.unknown else UNKNOWN

@@ -101,7 +101,8 @@ def _check_fixes(ctx: LintContext, leaf: Leaf) -> None:
         if fix.id in ids:
             ctx.error(f, fix.line, f"{what}: fix id used twice in this leaf (also line {ids[fix.id]})")
         ids.setdefault(fix.id, fix.line)
-        if previous is not None and COSTS.index(fix.cost) < COSTS.index(previous.cost):
+        ranked = previous is not None and fix.cost in COSTS and previous.cost in COSTS  # else the loader reports it
+        if ranked and COSTS.index(fix.cost) < COSTS.index(previous.cost):  # type: ignore[union-attr]
             ctx.error(
                 f,
                 ctx.line_in(f, fix.line, "cost"),

@@ -173,12 +173,14 @@ def _routes(ctx: _Ctx, value: Any, line: int, what: str) -> tuple[Route, ...]:
         target = d.get("goto")
         if isinstance(target, str):
             routes.append(Route(target, cond, iline))
+        elif "goto" in d:
+            ctx.err(d.line_of("goto"), f"{what}.next[{i}]: 'goto' must be a node id")
     if routes and routes[-1].condition is not None:
         ctx.err(value.line, f"{what}: the last route must have no 'if' (a fallback)")
     return tuple(routes)
 
 
-def _question(ctx: _Ctx, qid: str, d: LDict) -> Question | None:
+def _question(ctx: _Ctx, qid: str, d: LDict, line: int = 0) -> Question | None:
     what = f"question {qid}"
     if not ID_RE.match(qid):
         ctx.err(d.line, f"{what}: id must be lower-case letters, digits, '-' or '_'")
@@ -222,6 +224,8 @@ def _question(ctx: _Ctx, qid: str, d: LDict) -> Question | None:
         ctx.keys(ad, {"if", "answer"}, {"if", "answer"}, f"{what}.auto[{i}]")
         cond = ctx.condition(ad.get("if"), ad.line_of("if"), f"{what}.auto[{i}]") if "if" in ad else None
         answer = ad.get("answer")
+        if "answer" in ad and not isinstance(answer, str):
+            ctx.err(ad.line_of("answer"), f"{what}.auto[{i}]: 'answer' must be a choice id (quote \"yes\"/\"no\")")
         if cond is not None and isinstance(answer, str):
             autos.append(AutoRule(cond, answer, aline))
     unknown = d.get("unknown")
@@ -238,7 +242,7 @@ def _question(ctx: _Ctx, qid: str, d: LDict) -> Question | None:
         unknown=unknown,
         routes=routes,
         file=ctx.file,
-        line=d.line,
+        line=line or d.line,
     )
 
 
@@ -522,7 +526,7 @@ def load_kb(root: Path | str | None = None, strict: bool = True) -> tuple[Knowle
                 prev = questions[qid]
                 ctx.err(qline, f"question {qid!r} is defined twice (also {prev.file}:{prev.line})")
                 continue
-            q = _question(ctx, qid, qd)
+            q = _question(ctx, qid, qd, qline)
             if q:
                 questions[qid] = q
 
@@ -589,11 +593,11 @@ def _check_references(kb: KnowledgeBase, problems: list[Problem]) -> None:
         for r in routes:
             if kb.node(r.target) is None:
                 ctx.err(r.line, f"question {q.id}: goes to {r.target!r}, which is neither a question nor a leaf")
-        conds = [r.condition for r in routes if r.condition] + [a.condition for a in q.auto]
-        for cond in conds:
+        conds = [(r.condition, r.line) for r in routes if r.condition] + [(a.condition, a.line) for a in q.auto]
+        for cond, line in conds:
             for name in sorted(cond.names()):
                 if name not in CATALOG:
-                    ctx.err(q.line, f"question {q.id}: condition {cond.source!r} uses unknown fact {name!r}")
+                    ctx.err(line or q.line, f"question {q.id}: condition {cond.source!r} uses unknown fact {name!r}")
     for leaf in kb.leaves.values():
         ctx = _Ctx(leaf.file, problems)
         if not leaf.scenarios:
