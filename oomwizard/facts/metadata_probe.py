@@ -1,0 +1,217 @@
+"""Read installed package versions from metadata files only, never by importing the packages.
+
+This file runs in two places: inside oomwizard (``find_packages(sys.path, ...)``) and, as its own
+source text, in *another* interpreter (``python -I -S -c <this file> '<json>'``), usually the
+venv that runs vLLM. It therefore uses the standard library alone and syntax that Python 3.8
+understands, and never imports a third-party module: importing torch takes seconds, and a
+package's import-time hooks are none of our business.
+
+Under ``-S`` the interpreter has not set up its site-packages (and has run no ``.pth`` hooks), so
+:func:`site_dirs` rebuilds that list the way ``site`` would, without executing anything.
+"""
+
+import json
+import os
+import re
+import sys
+
+_NORMALIZE_RE = re.compile(r"[-_.]+")
+_VERSION_PY_RE = re.compile(r"^(cuda|hip|xpu|git_version)\s*(?::[^=\n]*)?=\s*(?:(['\"])(.*?)\2|None)", re.M)
+
+
+def normalize(name):
+    """PEP 503 form: ``Flashinfer_Python`` -> ``flashinfer-python``."""
+    return _NORMALIZE_RE.sub("-", name).lower()
+
+
+def venv_root(executable):
+    """The venv an interpreter path belongs to (``pyvenv.cfg`` beside or above it), or None."""
+    exe_dir = os.path.dirname(os.path.abspath(executable))
+    for cand in (exe_dir, os.path.dirname(exe_dir)):
+        if os.path.isfile(os.path.join(cand, "pyvenv.cfg")):
+            return cand
+    return None
+
+
+def _read_cfg(path):
+    out = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                key, eq, value = line.partition("=")
+                if eq:
+                    out[key.strip().lower()] = value.strip()
+    except OSError:
+        pass
+    return out
+
+
+def site_dirs(executable=None):
+    """site-packages of this interpreter as ``site`` would list them, without running any hook."""
+    import site  # with -S, importing site does not run site.main()
+
+    executable = executable or sys.executable
+    venv = venv_root(executable)
+    prefixes = []
+    include_system = True
+    if venv:
+        cfg = _read_cfg(os.path.join(venv, "pyvenv.cfg"))
+        include_system = cfg.get("include-system-site-packages", "false").lower() == "true"
+        prefixes.append(venv)
+    if include_system:
+        for p in (sys.base_prefix, sys.base_exec_prefix):
+            if p not in prefixes:
+                prefixes.append(p)
+    dirs = []
+    if not venv:
+        try:
+            user = site.getusersitepackages()
+        except Exception:
+            user = None
+        if user and os.path.isdir(user):
+            dirs.append(user)
+    try:
+        found = site.getsitepackages(prefixes)
+    except Exception:
+        found = []
+    for d in found:
+        if d not in dirs and os.path.isdir(d):
+            dirs.append(d)
+    return dirs
+
+
+def pth_paths(dirs):
+    """Directories named by plain lines of ``*.pth`` files; lines that run code are skipped."""
+    out = []
+    for d in dirs:
+        try:
+            names = sorted(n for n in os.listdir(d) if n.endswith(".pth"))
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(d, name), encoding="utf-8", errors="replace") as fh:
+                    lines = fh.read().splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                line = line.strip()
+                if not line or line.startswith(("#", "import ", "import\t")):
+                    continue
+                full = os.path.normpath(os.path.join(d, line))
+                if full not in out and full not in dirs and os.path.isdir(full):
+                    out.append(full)
+    return out
+
+
+def _dist_name(entry):
+    """``torch-2.8.0.dist-info`` -> ``torch``; ``vllm.egg-info`` -> ``vllm``."""
+    if entry.endswith(".dist-info"):
+        stem = entry[: -len(".dist-info")]
+    elif entry.endswith(".egg-info"):
+        stem = entry[: -len(".egg-info")]
+    else:
+        return None
+    return stem.split("-", 1)[0]
+
+
+def _read_version(path):
+    """Version from a ``*.dist-info``/``*.egg-info`` directory (or an egg-info file)."""
+    candidates = [path]
+    if os.path.isdir(path):
+        candidates = [os.path.join(path, "METADATA"), os.path.join(path, "PKG-INFO")]
+    for cand in candidates:
+        try:
+            with open(cand, encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    if line.startswith("Version:"):
+                        return line.split(":", 1)[1].strip()
+                    if not line.strip():
+                        break
+        except OSError:
+            continue
+    return None
+
+
+def find_packages(paths, wanted):
+    """For each wanted distribution name, the first install found along ``paths``.
+
+    Returns ``{normalized name: {"version", "location", "dist", "also": [...]}}``; ``also`` lists
+    further installs of the same name later on the path (shadowed, but a sign of a mixed-up env).
+    """
+    want = {normalize(w) for w in wanted}
+    found = {}
+    seen = set()
+    for p in paths:
+        if not p or not os.path.isdir(p):
+            continue
+        real = os.path.realpath(p)
+        if real in seen:
+            continue
+        seen.add(real)
+        try:
+            entries = os.listdir(p)
+        except OSError:
+            continue
+        for entry in entries:
+            name = _dist_name(entry)
+            if name is None:
+                continue
+            key = normalize(name)
+            if key not in want:
+                continue
+            version = _read_version(os.path.join(p, entry))
+            if version is None:
+                continue
+            if key in found:
+                if found[key]["location"] != p:
+                    found[key]["also"].append({"version": version, "location": p})
+                continue
+            found[key] = {"version": version, "location": p, "dist": name, "also": []}
+    return found
+
+
+def torch_build(location):
+    """``cuda``/``hip``/``xpu`` build versions from ``torch/version.py`` under ``location``."""
+    if not location:
+        return None
+    path = os.path.join(location, "torch", "version.py")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read(8192)
+    except OSError:
+        return None
+    out = {"file": path}
+    for m in _VERSION_PY_RE.finditer(text):
+        out[m.group(1)] = m.group(3) if m.group(2) else None
+    return out
+
+
+def probe(paths, wanted):
+    """Everything the caller needs about one interpreter's packages, as JSON-able data."""
+    found = find_packages(paths, wanted)
+    torch = found.get("torch")
+    info = sys.version_info
+    return {
+        "python": sys.executable,
+        "python_version": f"{info[0]}.{info[1]}.{info[2]}",
+        "implementation": sys.implementation.name,
+        "prefix": sys.prefix,
+        "venv": venv_root(sys.executable),
+        "paths": [p for p in paths if p],
+        "packages": found,
+        "torch_build": torch_build(torch["location"]) if torch else None,
+    }
+
+
+def main(argv):
+    """Entry point in another interpreter: ``argv[1]`` is ``{"wanted": [...], "extra_paths": [...]}``."""
+    request = json.loads(argv[1]) if len(argv) > 1 else {}
+    dirs = site_dirs()
+    paths = list(request.get("extra_paths") or []) + dirs + pth_paths(dirs)
+    sys.stdout.write(json.dumps(probe(paths, request.get("wanted") or [])))
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,492 @@
+"""Running vLLM servers, read from /proc: their command line as engine arguments, their environment,
+their interpreter, and the worker processes they started.
+
+The command line of a running server is the best evidence of how vLLM was started: fixes rewrite
+*that* command. Workers (EngineCore, TP workers, forked API servers) are grouped under their server;
+vLLM processes left without a server (they keep their GPU memory after a crash) are reported apart.
+The /proc root is a parameter so tests can build a fake one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..render.redact import redact_argv
+from .env import collect_env
+from .packages import read_shebang
+
+SERVER_MODULES = {
+    "vllm.entrypoints.openai.api_server": "python -m vllm.entrypoints.openai.api_server",
+    "vllm.entrypoints.api_server": "python -m vllm.entrypoints.api_server",
+    "vllm.entrypoints.cli.main": "python -m vllm.entrypoints.cli.main",
+}
+SHORT_FLAGS = {
+    "-tp": "tensor_parallel_size",
+    "-pp": "pipeline_parallel_size",
+    "-dp": "data_parallel_size",
+    "-ep": "enable_expert_parallel",
+    "-q": "quantization",
+    "-cc": "compilation_config",
+    "-sc": "speculative_config",
+}
+# Engine/server options that take no value (argparse store_true or BooleanOptionalAction).
+SWITCHES = frozenset(
+    {
+        "enforce_eager",
+        "trust_remote_code",
+        "async_scheduling",
+        "skip_tokenizer_init",
+        "headless",
+        "fully_sharded_loras",
+        "calculate_kv_scales",
+        "kv_sharing_fast_prefill",
+        "use_tqdm_on_load",
+        "return_tokens_as_token_ids",
+        "worker_use_ray",
+        "ray_workers_use_nsight",
+    }
+)
+_BOOL_WORDS = {"true": True, "false": False, "True": True, "False": False, "1": True, "0": False}
+_PY_RE = re.compile(r"^(python|pypy)[0-9.]*[a-z]?$")
+_NUMBER_RE = re.compile(r"^-?\d+(\.\d+)?$")
+_HUMAN_INT_RE = re.compile(r"^(\d+(?:\.\d+)?)([kKmMgGtT])$")
+
+
+def is_python(arg0: str) -> bool:
+    return bool(_PY_RE.match(os.path.basename(arg0)))
+
+
+# --- reading /proc -------------------------------------------------------------------------------
+
+
+@dataclass
+class Proc:
+    pid: int
+    argv: list[str]
+
+
+def _read_bytes(path: Path) -> bytes:
+    """One place that touches /proc files, so tests can make it fail like a foreign process does."""
+    return path.read_bytes()
+
+
+def list_processes(proc_root: Path) -> list[Proc]:
+    out: list[Proc] = []
+    try:
+        names = os.listdir(proc_root)
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            raw = _read_bytes(proc_root / name / "cmdline")
+        except OSError:
+            continue
+        argv = [a for a in raw.decode("utf-8", "replace").split("\0")]
+        while argv and argv[-1] == "":
+            argv.pop()
+        if argv:
+            out.append(Proc(int(name), argv))
+    return sorted(out, key=lambda p: p.pid)
+
+
+def read_ppid(proc_root: Path, pid: int) -> int | None:
+    try:
+        stat = _read_bytes(proc_root / str(pid) / "stat").decode("utf-8", "replace")
+    except OSError:
+        return None
+    # "pid (comm) state ppid ..." and comm may itself hold spaces and parentheses.
+    rest = stat.rsplit(")", 1)[-1].split()
+    try:
+        return int(rest[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def read_environ(proc_root: Path, pid: int) -> tuple[dict[str, str] | None, str | None]:
+    """The whole environment of a process, or the reason it cannot be read."""
+    try:
+        raw = _read_bytes(proc_root / str(pid) / "environ")
+    except PermissionError:
+        return None, "not readable: the process belongs to another user (run oomwizard as that user or as root)"
+    except FileNotFoundError:
+        return None, "the process has exited"
+    except OSError as e:
+        return None, f"not readable: {e.strerror or e}"
+    env: dict[str, str] = {}
+    for item in raw.decode("utf-8", "replace").split("\0"):
+        k, eq, v = item.partition("=")
+        if eq and k:
+            env[k] = v
+    return env, None
+
+
+# --- recognising vLLM ----------------------------------------------------------------------------
+
+
+def server_entrypoint(argv: Sequence[str]) -> tuple[str, int] | None:
+    """``(how it was started, index where its own arguments begin)`` for a vLLM API server."""
+    if not argv:
+        return None
+    start = 1 if is_python(argv[0]) else 0
+    # python [options] -m vllm.entrypoints... / python [options] .../api_server.py
+    if start:
+        i = 1
+        while i < len(argv) and argv[i].startswith("-") and argv[i] != "-m":
+            i += 2 if argv[i] in ("-X", "-W") else 1
+        if i + 1 < len(argv) and argv[i] == "-m":
+            mod = argv[i + 1]
+            if mod == "vllm.entrypoints.cli.main":
+                if i + 2 < len(argv) and argv[i + 2] == "serve":
+                    return SERVER_MODULES[mod], i + 3
+                return None
+            if mod in SERVER_MODULES:
+                return SERVER_MODULES[mod], i + 2
+            return None
+        if i < len(argv) and argv[i].replace("\\", "/").endswith("vllm/entrypoints/openai/api_server.py"):
+            return "python vllm/entrypoints/openai/api_server.py", i + 1
+        start = i
+    if start + 1 < len(argv) and os.path.basename(argv[start]) in ("vllm", "vllm.exe") and argv[start + 1] == "serve":
+        return "vllm serve", start + 2
+    return None
+
+
+def child_role(argv: Sequence[str], server_argv: Sequence[str] | None = None) -> str:
+    """What a process under a server is, from its title (vLLM renames its workers) or command line."""
+    title = " ".join(argv)
+    if server_argv is not None and list(argv) == list(server_argv):
+        return "forked copy of the server"
+    if "EngineCore" in title:
+        return "engine core"
+    if "APIServer" in title:
+        return "API server"
+    if "Worker" in title or "VllmWorker" in title:
+        return "GPU worker"
+    if title.startswith("ray::"):
+        return "ray worker"
+    if "resource_tracker" in title:
+        return "multiprocessing helper"
+    if "multiprocessing" in title or "spawn_main" in title:
+        return "spawned worker"
+    return "child process"
+
+
+def is_vllm_title(argv: Sequence[str]) -> bool:
+    """vLLM's own process titles (``VLLM::EngineCore``, ``VLLM::Worker_TP0``) and its ray workers."""
+    head = argv[0] if argv else ""
+    return head.startswith("VLLM::") or head.startswith("ray::RayWorkerWrapper")
+
+
+# --- engine arguments ----------------------------------------------------------------------------
+
+
+def _is_number(tok: str) -> bool:
+    return bool(_NUMBER_RE.match(tok))
+
+
+def canonical_key(flag: str) -> str:
+    """``--max-num-seqs`` / ``--max_num_seqs`` -> ``max_num_seqs``; ``-tp`` -> ``tensor_parallel_size``;
+    dotted JSON keys keep their tail: ``--compilation-config.cudagraph_mode``."""
+    if flag in SHORT_FLAGS:
+        return SHORT_FLAGS[flag]
+    head, dot, tail = flag.lstrip("-").partition(".")
+    if flag.startswith("-") and not flag.startswith("--"):
+        head = SHORT_FLAGS.get("-" + head, head)
+    head = head.replace("-", "_")
+    return head + (dot + tail if dot else "")
+
+
+def _is_switch(key: str) -> bool:
+    return key in SWITCHES or key.startswith(("no_", "enable_", "disable_"))
+
+
+def parse_engine_args(tokens: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
+    """Command-line tokens after ``serve`` -> ``({option: value}, positionals)``.
+
+    Accepts ``--flag value``, ``--flag=value``, underscores, short aliases, ``-O3``, dotted JSON
+    keys, and switches optionally followed by a literal ``True``/``False`` (older releases). A
+    later repetition wins, as with argparse."""
+    args: dict[str, Any] = {}
+    pos: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok == "--":
+            pos.extend(tokens[i + 1 :])
+            break
+        if not tok.startswith("-") or _is_number(tok) or tok == "-":
+            pos.append(tok)
+            i += 1
+            continue
+        name, eq, val = tok.partition("=")
+        if re.match(r"^-O\d$", name):  # -O3
+            args["O"] = name[2:]
+            i += 1
+            continue
+        key = canonical_key(name)
+        if eq:
+            args[key] = val
+        elif _is_switch(key):
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            if nxt in _BOOL_WORDS:
+                args[key] = _BOOL_WORDS[nxt]
+                i += 1
+            else:
+                args[key] = True
+        elif i + 1 < len(tokens) and not (tokens[i + 1].startswith("-") and not _is_number(tokens[i + 1])):
+            args[key] = tokens[i + 1]
+            i += 1
+        else:
+            args[key] = True
+        i += 1
+    return args, pos
+
+
+def human_int(raw: Any) -> int | None:
+    """vLLM's human-readable integers: ``32768``, ``32k`` (x1000), ``32K`` (x1024), ``1.5m``."""
+    if isinstance(raw, bool) or raw is None:
+        return None
+    if isinstance(raw, int):
+        return raw
+    s = str(raw).strip()
+    if re.fullmatch(r"-?\d+", s):
+        return int(s)
+    m = _HUMAN_INT_RE.match(s)
+    if not m:
+        return None
+    num, unit = m.group(1), m.group(2)
+    power = "kmgt".index(unit.lower()) + 1
+    if unit.islower():
+        return int(float(num) * 1000**power)
+    if "." in num:
+        return None
+    return int(num) * 1024**power
+
+
+def _json_obj(raw: Any) -> dict[str, Any] | None:
+    if isinstance(raw, dict):
+        return raw
+    if not isinstance(raw, str):
+        return None
+    try:
+        val = json.loads(raw)
+    except ValueError:
+        return None
+    return val if isinstance(val, dict) else None
+
+
+def _sub_config(args: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """A JSON option merged with its dotted spellings (``--speculative-config.method eagle``)."""
+    out = dict(_json_obj(args.get(key)) or {})
+    prefix = key + "."
+    for k, v in args.items():
+        if k.startswith(prefix):
+            out[k[len(prefix) :]] = v
+    return out
+
+
+def _bool(v: Any) -> bool | None:
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v in _BOOL_WORDS:
+        return _BOOL_WORDS[v]
+    return None
+
+
+def engine_settings(args: Mapping[str, Any], positionals: Sequence[str], entrypoint: str) -> dict[str, Any]:
+    """The arguments that matter for memory, typed, keyed by fact name (unset ones left out)."""
+    s: dict[str, Any] = {}
+    model = args.get("model") if isinstance(args.get("model"), str) else None
+    if entrypoint.endswith("serve") and positionals:
+        model = positionals[0]
+    if model:
+        s["model"] = model
+    for fact, key in (("tp", "tensor_parallel_size"), ("pp", "pipeline_parallel_size"), ("dp", "data_parallel_size"), ("max_loras", "max_loras"), ("max_lora_rank", "max_lora_rank")):
+        v = human_int(args.get(key))
+        if v is not None:
+            s[fact] = v
+    for fact in ("max_model_len", "max_num_seqs", "max_num_batched_tokens"):
+        v = human_int(args.get(fact))
+        if v is not None and v > 0:
+            s[fact] = v
+    gmu = args.get("gpu_memory_utilization", args.get("device_memory_utilization"))
+    for fact, raw in (("gpu_memory_utilization", gmu), ("cpu_offload_gb", args.get("cpu_offload_gb")), ("swap_space_gb", args.get("swap_space"))):
+        try:
+            if raw is not None and not isinstance(raw, bool):
+                s[fact] = float(raw)
+        except ValueError:
+            pass
+    for fact in ("kv_cache_dtype", "quantization", "dtype", "limit_mm_per_prompt"):
+        if isinstance(args.get(fact), str):
+            s[fact] = args[fact]
+    for fact, on, off in (
+        ("enforce_eager", "enforce_eager", "no_enforce_eager"),
+        ("ep", "enable_expert_parallel", "disable_expert_parallel"),
+        ("lora_enabled", "enable_lora", "no_enable_lora"),
+        ("prefix_caching", "enable_prefix_caching", "disable_prefix_caching"),
+        ("chunked_prefill", "enable_chunked_prefill", "disable_chunked_prefill"),
+        ("custom_all_reduce_disabled", "disable_custom_all_reduce", "enable_custom_all_reduce"),
+        ("sleep_mode", "enable_sleep_mode", "no_enable_sleep_mode"),
+    ):
+        val = None
+        if on in args:
+            val = _bool(args[on])
+        if off in args and _bool(args[off]) is not None:
+            val = not _bool(args[off])
+        if "no_" + on in args and _bool(args["no_" + on]):
+            val = False
+        if val is not None:
+            s[fact] = val
+    spec = _sub_config(args, "speculative_config")
+    if spec:
+        method = spec.get("method") or ("ngram" if spec.get("model") == "[ngram]" else None)
+        s["speculative_method"] = str(method or "unspecified")
+        n = human_int(spec.get("num_speculative_tokens"))
+        if n is not None:
+            s["num_speculative_tokens"] = n
+    elif isinstance(args.get("speculative_model"), str):
+        s["speculative_method"] = "ngram" if args["speculative_model"] == "[ngram]" else "draft_model"
+        n = human_int(args.get("num_speculative_tokens"))
+        if n is not None:
+            s["num_speculative_tokens"] = n
+    comp = _sub_config(args, "compilation_config")
+    if comp.get("cudagraph_mode"):
+        s["cudagraph_mode"] = str(comp["cudagraph_mode"])
+    return s
+
+
+def read_config_file(path: str, proc_root: Path, pid: int) -> tuple[dict[str, Any] | None, str | None]:
+    """``--config FILE`` (YAML of engine arguments), resolved against the process's directory."""
+    p = Path(path)
+    full = p if p.is_absolute() else proc_root / str(pid) / "cwd" / p
+    try:
+        text = full.read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        return None, f"cannot read {path}: {e.strerror or e}"
+    try:
+        import yaml
+
+        data = yaml.safe_load(text)
+    except Exception as e:
+        return None, f"{path} is not valid YAML: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+    if not isinstance(data, dict):
+        return None, f"{path} does not hold a mapping of engine arguments"
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        key = canonical_key("--" + str(k))
+        out[key] = json.dumps(v) if isinstance(v, (dict, list)) else (v if isinstance(v, bool) else str(v))
+    return out, None
+
+
+# --- putting a server together -------------------------------------------------------------------
+
+
+def interpreter_of(argv: Sequence[str], env: Mapping[str, str] | None, proc_root: Path, pid: int) -> tuple[str | None, str]:
+    """The Python that runs a server, keeping a venv's own path (``/proc/PID/exe`` would resolve
+    the venv's symlink to the base interpreter and miss the venv's packages)."""
+    path_env = (env or {}).get("PATH")
+    a0 = argv[0]
+    if is_python(a0):
+        if os.path.isabs(a0):
+            return a0, f"process {pid} command line"
+        found = shutil.which(a0, path=path_env) if path_env else None
+        if found:
+            return found, f"process {pid} command line, found on its PATH"
+    script = argv[1] if len(argv) > 1 and os.path.basename(argv[1]) == "vllm" else (a0 if os.path.basename(a0) == "vllm" else None)
+    if script and os.path.isabs(script):
+        interp = read_shebang(script)
+        if interp:
+            return interp, f"first line of {script}"
+    venv = (env or {}).get("VIRTUAL_ENV")
+    if venv and os.path.exists(os.path.join(venv, "bin", "python")):
+        return os.path.join(venv, "bin", "python"), f"VIRTUAL_ENV of process {pid}"
+    try:
+        exe = os.readlink(proc_root / str(pid) / "exe")
+        return exe, f"/proc/{pid}/exe (the resolved binary; a venv's own packages may be missed)"
+    except OSError:
+        return None, "unknown"
+
+
+def display_command(argv: Sequence[str], path_env: str | None) -> str:
+    """The command as the operator would type it: ``vllm serve …`` rather than ``/venv/bin/python3 /venv/bin/vllm serve …``."""
+    words = list(argv)
+    if len(words) > 1 and is_python(words[0]) and os.path.basename(words[1]) == "vllm":
+        words = words[1:]
+    if words and os.path.basename(words[0]) == "vllm" and os.path.isabs(words[0]):
+        on_path = shutil.which("vllm", path=path_env)
+        if on_path and os.path.realpath(on_path) == os.path.realpath(words[0]):
+            words[0] = "vllm"
+    return shlex.join(words)
+
+
+def find_servers(proc_root: str | Path = "/proc", path_env: str | None = None) -> dict[str, Any]:
+    """All vLLM servers with their children, and vLLM processes that have no server any more."""
+    root = Path(proc_root)
+    procs = list_processes(root)
+    servers: list[dict[str, Any]] = []
+    candidates = {p.pid: p for p in procs if server_entrypoint(p.argv)}
+    titled = {p.pid: p for p in procs if is_vllm_title(p.argv)}
+    out: dict[str, Any] = {"servers": servers, "leftovers": [], "scanned": len(procs)}
+    if not candidates and not titled:
+        return out
+    ppid = {p.pid: read_ppid(root, p.pid) for p in procs}
+
+    def ancestors(pid: int) -> list[int]:
+        chain, cur, seen = [], ppid.get(pid), set()
+        while cur and cur not in seen and cur != 1:
+            chain.append(cur)
+            seen.add(cur)
+            cur = ppid.get(cur)
+        return chain
+
+    # A server under another server is a forked copy or an API-server worker of it.
+    top = [pid for pid in candidates if not any(a in candidates for a in ancestors(pid))]
+    owner: dict[int, int] = {}
+    for p in procs:
+        for a in ancestors(p.pid):
+            if a in top:
+                owner[p.pid] = a
+                break
+    for pid in sorted(top):
+        servers.append(_server_record(candidates[pid], root, path_env, [q for q in procs if owner.get(q.pid) == pid]))
+    for pid, p in sorted(titled.items()):
+        if pid not in owner and pid not in candidates:
+            out["leftovers"].append({"pid": pid, "title": " ".join(p.argv)[:200], "role": child_role(p.argv), "ppid": ppid.get(pid)})
+    return out
+
+
+def _server_record(proc: Proc, root: Path, path_env: str | None, children: Sequence[Proc]) -> dict[str, Any]:
+    entry = server_entrypoint(proc.argv)
+    assert entry is not None
+    how, start = entry
+    argv = redact_argv(list(proc.argv))
+    args, positionals = parse_engine_args(argv[start:])
+    rec: dict[str, Any] = {"pid": proc.pid, "entrypoint": how, "argv": argv}
+    env, env_error = read_environ(root, proc.pid)
+    rec["command"] = display_command(argv, (env or {}).get("PATH") or path_env)
+    cli_settings = engine_settings(args, positionals, how)
+    config_path = args.get("config")
+    if isinstance(config_path, str):
+        cfg, err = read_config_file(config_path, root, proc.pid)
+        rec["config_file"] = {"path": config_path, "error": err, "args": cfg}
+        if cfg:
+            args = {**cfg, **args}
+    rec["args"] = args
+    rec["positionals"] = positionals
+    rec["settings"] = engine_settings(args, positionals, how)
+    rec["settings_from_config"] = sorted(k for k in rec["settings"] if k not in cli_settings)
+    rec["env"] = collect_env(env) if env is not None else None
+    rec["env_error"] = env_error
+    interp, interp_how = interpreter_of(proc.argv, env, root, proc.pid)
+    rec["interpreter"] = {"path": interp, "how": interp_how}
+    rec["children"] = [{"pid": c.pid, "role": child_role(c.argv, proc.argv), "title": " ".join(c.argv)[:200]} for c in children]
+    return rec
