@@ -1,0 +1,1 @@
+"""The offline HTML export: page writer (:mod:`.site`) and its one stylesheet (``style.css``)."""
