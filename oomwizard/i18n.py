@@ -72,6 +72,166 @@ UI: dict[str, Text] = {
     "cost.medium": Text("medium cost", "代价中等"),
     "cost.high": Text("high cost", "代价高"),
     "cost.upgrade": Text("needs an upgrade or patch", "需要升级或打补丁"),
+    # --- saved shell script (render/script.py) ---
+    "script.usage": Text(
+        "The fixes below are alternatives, cheapest first. Running this file changes nothing: "
+        "`sh FILE` lists the fixes, `sh FILE 2` runs fix 2 (read it first).",
+        "下面的修复方案互为替代，按代价从低到高排列。直接运行本文件不会做任何改动："
+        "`sh 文件名` 列出方案，`sh 文件名 2` 运行第 2 个方案（请先读一遍）。",
+    ),
+    "script.menu": Text("Fixes (run one: sh THIS_FILE NUMBER):", "修复方案（运行其一：sh 本文件 编号）："),
+    "script.edit_first": Text("oomwizard: edit fix {n} first: {reason}", "oomwizard：请先编辑方案 {n}：{reason}"),
+    "script.delete_line": Text("delete this line once edited", "编辑完成后删除此行"),
+    "script.pick_variant": Text(
+        "keep only the spelling for your vLLM version", "只保留与你的 vLLM 版本对应的写法"
+    ),
+    "script.partial_serve": Text(
+        "the vllm serve line holds only the flags this fix changes; add the rest of your command line",
+        "vllm serve 这一行只包含本方案改动的参数；请补上你原来命令行的其余部分",
+    ),
+    # --- interactive frontends (tui/, plain.py) ---
+    "tui.title": Text("vLLM out-of-memory wizard", "vLLM 显存不足排障向导"),
+    "tui.facts.add": Text("Set a fact", "设置事实"),
+    "tui.yes": Text("yes", "是"),
+    "tui.no": Text("no", "否"),
+    "tui.quit": Text("Quit", "退出"),
+    "tui.back": Text("Back", "返回"),
+    "tui.help": Text("Why we ask", "为什么问"),
+    "tui.facts": Text("Facts", "事实"),
+    "tui.copy": Text("Copy", "复制"),
+    "tui.save": Text("Save", "保存"),
+    "tui.cancel": Text("Cancel", "取消"),
+    "tui.accept_all": Text("Accept all suggestions", "全部采用建议"),
+    "tui.choose": Text("Choose", "选择"),
+    "tui.continue": Text("Continue", "继续"),
+    "tui.welcome.lead": Text(
+        "vLLM stopped with “CUDA out of memory”? Show me the log and I will tell you why, and which "
+        "commands fix it on this machine. Nothing is ever run for you.",
+        "vLLM 因 “CUDA out of memory” 退出？给我日志，我会告诉你原因，以及在这台机器上修复它的命令。"
+        "不会替你执行任何命令。",
+    ),
+    "tui.welcome.open_log": Text("Open a log file", "打开日志文件"),
+    "tui.welcome.open_log_hint": Text(
+        "vllm.log, journalctl or kubectl output; .gz is fine", "vllm.log、journalctl 或 kubectl 的输出；支持 .gz"
+    ),
+    "tui.welcome.paste": Text("Paste a log", "粘贴日志"),
+    "tui.welcome.paste_hint": Text("copied from another window", "从其他窗口复制的内容"),
+    "tui.welcome.detect": Text("Detect this machine", "检测本机"),
+    "tui.welcome.detect_hint": Text(
+        "GPUs, vLLM and PyTorch versions, allocator settings", "GPU、vLLM 与 PyTorch 版本、分配器设置"
+    ),
+    "tui.welcome.questions": Text("Just answer questions", "直接回答问题"),
+    "tui.welcome.questions_hint": Text("no log at hand", "手头没有日志"),
+    "tui.welcome.demo": Text("Try the demo", "试用演示"),
+    "tui.welcome.demo_hint": Text("a bundled log and machine", "内置的示例日志和机器"),
+    "tui.welcome.no_gpu": Text(
+        "No NVIDIA GPU was found here and no log was given: the demo shows what the wizard does.",
+        "本机没有检测到 NVIDIA GPU，也没有提供日志：可以先用演示看看向导能做什么。",
+    ),
+    "tui.welcome.path_placeholder": Text("path/to/vllm.log", "日志路径，例如 path/to/vllm.log"),
+    "tui.welcome.path_help": Text("Enter reads the file · Esc cancels", "回车读取文件 · Esc 取消"),
+    "tui.path.empty": Text("Type the path of a log file.", "请输入日志文件路径。"),
+    "tui.path.missing": Text("No such file: {path}", "文件不存在：{path}"),
+    "tui.path.dir": Text("{path} is a folder; give a log file.", "{path} 是文件夹；请给出日志文件。"),
+    "tui.path.unreadable": Text("Cannot read {path}: {error}", "无法读取 {path}：{error}"),
+    "tui.machine.label": Text("This machine", "本机"),
+    "tui.machine.detecting": Text("reading GPUs, packages and environment…", "正在读取 GPU、软件包和环境…"),
+    "tui.machine.failed": Text("could not be read: {error}", "读取失败：{error}"),
+    "tui.machine.no_gpu": Text("no NVIDIA GPU found (NVML unavailable)", "未找到 NVIDIA GPU（NVML 不可用）"),
+    "tui.machine.replayed": Text("from {file}", "来自 {file}"),
+    "tui.machine.redetect": Text("Detect again", "重新检测"),
+    "tui.reading": Text("Reading {what}…", "正在读取 {what}…"),
+    "tui.read_failed": Text("Could not read the log: {error}", "无法读取日志：{error}"),
+    "tui.paste.title": Text("Paste the log", "粘贴日志"),
+    "tui.paste.help": Text(
+        "Paste with your terminal's paste key, then Ctrl+S to diagnose · Esc cancels",
+        "用终端的粘贴快捷键粘贴，然后按 Ctrl+S 诊断 · Esc 取消",
+    ),
+    "tui.paste.empty": Text("Nothing pasted yet.", "还没有粘贴任何内容。"),
+    "tui.paste.go": Text("Diagnose", "诊断"),
+    "tui.diag.title": Text("Diagnosis", "诊断结果"),
+    "tui.diag.inputs": Text("Read: {inputs}", "已读取：{inputs}"),
+    "tui.diag.scenarios": Text("What this looks like, best match first", "最可能的场景（按匹配度排序）"),
+    "tui.diag.none": Text(
+        "No known out-of-memory failure was recognised in this input. The questions still lead to a fix.",
+        "未在输入中识别出已知的显存不足故障。回答问题仍然可以找到修复方案。",
+    ),
+    "tui.diag.reasons": Text("Why", "依据"),
+    "tui.diag.evidence": Text("Evidence in the log", "日志中的证据"),
+    "tui.diag.log_facts": Text("Read from the log", "从日志读出的信息"),
+    "tui.diag.warnings": Text("About the input", "关于输入"),
+    "tui.diag.continue": Text("Continue with this", "以此继续"),
+    "tui.q.progress": Text("Question {n} of about {total}", "第 {n} 题，共约 {total} 题"),
+    "tui.q.suggested": Text("suggested", "建议"),
+    "tui.q.suggestion": Text("Suggested: {answer} — from {source}. Enter accepts it.", "建议：{answer} — 来自 {source}。回车采用。"),
+    "tui.q.no_suggestion": Text(
+        "Nothing detected answers this. Choose what fits; “Not sure” is a fine answer.",
+        "没有检测到可回答此题的信息。请选择符合的选项；“不确定” 也可以。",
+    ),
+    "tui.q.version_placeholder": Text("e.g. 0.11.0", "例如 0.11.0"),
+    "tui.q.version_help": Text("Enter accepts · Tab then Enter: don't know", "回车确认 · Tab 再回车：不知道"),
+    "tui.q.dont_know": Text("Don't know", "不知道"),
+    "tui.q.bad_version": Text("“{value}” is not a version like 0.11.0.", "“{value}” 不是形如 0.11.0 的版本号。"),
+    "tui.q.start": Text("Start", "开始"),
+    "tui.help.none": Text("No explanation has been written for this question yet.", "这个问题还没有说明。"),
+    "tui.facts.title": Text("Everything known so far", "目前已知的全部信息"),
+    "tui.facts.help": Text(
+        "Enter changes the highlighted value · n sets another fact · Esc goes back",
+        "回车修改选中的值 · n 设置其他事实 · Esc 返回",
+    ),
+    "tui.facts.name": Text("Fact", "事实"),
+    "tui.facts.value": Text("Value", "值"),
+    "tui.facts.source": Text("Source", "来源"),
+    "tui.facts.none": Text("Nothing is known yet.", "目前还没有任何已知信息。"),
+    "tui.facts.edit": Text("New value for {title} ({name}, {type})", "{title}（{name}，{type}）的新值"),
+    "tui.facts.other": Text("also: {others}", "其他来源：{others}"),
+    "tui.facts.new_name": Text("Fact name, e.g. max_num_seqs", "事实名称，例如 max_num_seqs"),
+    "tui.facts.unknown_name": Text("There is no fact called “{name}”.", "没有名为 “{name}” 的事实。"),
+    "tui.facts.set": Text("{name} = {value} (your answer now beats the log and the machine)", "{name} = {value}（你的答案优先于日志和检测结果）"),
+    "tui.leaf.tab.fix": Text("Fix", "修复"),
+    "tui.leaf.tab.checklist": Text("Checklist", "验证清单"),
+    "tui.leaf.tab.details": Text("Details", "详情"),
+    "tui.leaf.tab.article": Text("Article", "文章"),
+    "tui.leaf.never_run": Text(
+        "Nothing is run for you: copy (c) or save (s) the commands, read them, run them yourself.",
+        "不会替你执行任何命令：复制（c）或保存（s）命令，读过之后自己运行。",
+    ),
+    "tui.leaf.numbers": Text("Where the numbers come from", "数值的由来"),
+    "tui.leaf.copied": Text(
+        "Fix {n} sent to the clipboard through the terminal ({via}). Nothing arrived? Press s to save it; "
+        "it is also printed when you quit.",
+        "方案 {n} 已通过终端（{via}）发送到剪贴板。没有收到？按 s 保存；退出时也会打印出来。",
+    ),
+    "tui.leaf.copied_tmux": Text(
+        "Fix {n} is in tmux's paste buffer (prefix ]) and was sent to the outer clipboard.",
+        "方案 {n} 已放入 tmux 粘贴缓冲区（prefix ]），并已发送到外部剪贴板。",
+    ),
+    "tui.leaf.no_commands": Text("This fix has no commands to copy.", "这个方案没有可复制的命令。"),
+    "tui.leaf.auto_checked": Text("checkable automatically", "可自动检查"),
+    "tui.leaf.facts_changed": Text(
+        "New facts arrived and now lead elsewhere: press b to review the answers.",
+        "新的信息到达，结论可能改变：按 b 检查之前的回答。",
+    ),
+    "tui.save.title": Text("Save the commands and the checklist", "保存命令和验证清单"),
+    "tui.save.help": Text(
+        ".sh: a script that runs nothing until you pick a fix · .md: Markdown · other: plain text",
+        ".sh：选择方案前不会执行任何操作的脚本 · .md：Markdown · 其他：纯文本",
+    ),
+    "tui.save.exists": Text(
+        "{path} exists. Enter again overwrites it; or change the name.", "{path} 已存在。再按一次回车覆盖；或换个名字。"
+    ),
+    "tui.save.done": Text("Saved to {path}", "已保存到 {path}"),
+    "tui.save.failed": Text("Could not save {path}: {error}", "无法保存 {path}：{error}"),
+    "tui.plain.detecting": Text("oomwizard: detecting this machine…", "oomwizard：正在检测本机…"),
+    "tui.plain.back": Text("← back", "← 返回"),
+    "tui.plain.help": Text("? why we ask", "? 为什么问"),
+    "tui.plain.version_instruction": Text(
+        "(Enter accepts; type “unknown” if you don't know, “back” or “help”)",
+        "（回车确认；不知道请输入 “unknown”，也可输入 “back” 或 “help”）",
+    ),
+    "tui.plain.which_scenario": Text("Continue with which diagnosis?", "以哪个诊断继续？"),
+    "tui.plain.none_of_these": Text("None of these — answer the questions", "都不是——回答问题"),
+    "tui.plain.cancelled": Text("oomwizard: cancelled.", "oomwizard：已取消。"),
 }
 
 

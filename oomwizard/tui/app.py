@@ -1,0 +1,336 @@
+"""The full-screen wizard: welcome, diagnosis, questions, the fix.
+
+The app owns the :class:`~oomwizard.session.Session` and the facts that feed it: the operator's
+``--set`` values and overrides, the log's facts, and this machine's facts, which arrive late from a
+worker thread so the first screen never waits on NVML or package scans. Screens read the session
+and call back into the app; when facts change every screen on the stack is told, so a suggestion
+can appear under the operator's cursor while they read.
+
+When the app ends on a leaf, :func:`run_tui` prints the commands and the checklist to the normal
+screen after Textual has restored it, so they stay in the scrollback after the wizard is gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from ..engine import Ask, Done
+from ..exitcodes import Exit
+from ..facts.model import Fact, FactSet
+from ..i18n import ui
+from ..kb.model import KnowledgeBase
+from ..launch import LaunchOptions
+from ..logs.model import Diagnosis
+from ..render.report import leaf_text
+from ..session import Session
+from . import clipboard
+from .inputs import InputProblem, MachineResult, Sources, default_sources
+
+
+@dataclass
+class MachineState:
+    """Where machine detection stands: ``idle``, ``running``, ``done`` or ``failed``."""
+
+    status: str = "idle"
+    result: MachineResult | None = None
+    error: str | None = None
+
+
+@dataclass
+class LogState:
+    status: str = "idle"
+    """``idle``, ``reading``, ``done`` or ``failed``."""
+    what: str = ""
+    diagnosis: Diagnosis | None = None
+    error: str | None = None
+
+
+@dataclass
+class Outcome:
+    """What :func:`run_tui` does after the screen is restored."""
+
+    code: int = Exit.OK
+    done: Done | None = None
+    saved: list[str] = field(default_factory=list)
+
+
+class FactsAware:
+    """Mixin for screens that redraw when facts arrive or change."""
+
+    def facts_changed(self) -> None:  # pragma: no cover - overridden
+        pass
+
+
+class WizardApp(App[Outcome]):
+    CSS_PATH = "app.tcss"
+    ENABLE_COMMAND_PALETTE = False
+    TITLE = "oomwizard"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+c", "cancel", "Quit", show=False, priority=True),
+        Binding("q", "quit_app", "Quit"),
+        Binding("f", "facts", "Facts"),
+    ]
+
+    def __init__(
+        self,
+        opts: LaunchOptions,
+        *,
+        kb: KnowledgeBase | None = None,
+        sources: Sources | None = None,
+        environ: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        self.opts = opts
+        self.lang = opts.lang
+        if kb is None:
+            from ..kb.loader import get_kb
+
+            kb = get_kb()
+        self.kb = kb
+        self.sources = sources or default_sources()
+        self.environ = dict(os.environ if environ is None else environ)
+        self.session = Session(kb, FactSet(), lang=self.lang)
+        self.machine = MachineState()
+        self.log_state = LogState()
+        self.user_facts = FactSet()
+        """``--set`` values and overrides made in the facts screen (kind ``answered``)."""
+        self.user_facts.update(opts.overrides)
+        self.outcome = Outcome()
+        self.clipboard_runner = clipboard.load_tmux_buffer
+        self.title = ui("tui.title", self.lang)
+        self._rebuild_facts()
+
+    # --- text ------------------------------------------------------------------------------
+
+    def t(self, key: str, **fmt: object) -> str:
+        return ui(key, self.lang, **fmt)
+
+    # --- start-up ---------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        from .screens.welcome import WelcomeScreen
+
+        self.push_screen(WelcomeScreen())
+        self.start_machine()
+        logs = self.opts.effective_logs()
+        if logs:
+            self.read_logs(logs)
+
+    # --- facts -------------------------------------------------------------------------------
+
+    def _rebuild_facts(self) -> None:
+        facts = FactSet()
+        if self.machine.result is not None:
+            facts.update(self.machine.result.facts)
+        if self.log_state.diagnosis is not None:
+            facts.update(self.log_state.diagnosis.facts)
+        facts.update(self.user_facts)
+        self.session.facts = facts
+
+    def _broadcast(self) -> None:
+        for screen in self.screen_stack:
+            if isinstance(screen, FactsAware):
+                screen.facts_changed()
+
+    def override_fact(self, name: str, raw: str) -> Fact:
+        """Set a fact the way the operator typed it; raises ``FactValueError`` with a clear message."""
+        fact = self.session.override(name, raw)
+        self.user_facts.add(fact)
+        self._rebuild_facts()
+        self._broadcast()
+        return fact
+
+    def choose_scenario(self, scenario: str | None) -> None:
+        """The operator picked a scenario on the diagnosis screen (None: the log's best match)."""
+        self.user_facts.remove("diagnosis")
+        if scenario is not None:
+            best = self.log_state.diagnosis.best if self.log_state.diagnosis else None
+            if best is None or best.scenario != scenario:
+                self.user_facts.add(Fact("diagnosis", scenario, "chosen on the diagnosis screen", kind="answered"))
+        self._rebuild_facts()
+
+    # --- machine detection (worker thread) -----------------------------------------------------
+
+    def start_machine(self) -> None:
+        if self.machine.status == "running":
+            return
+        self.machine = MachineState("running")
+        self._broadcast()
+        self.run_worker(self._machine_worker, thread=True, group="machine", exclusive=True, exit_on_error=False)
+
+    def _machine_worker(self) -> None:
+        path = self.opts.effective_machine()
+        try:
+            result = self.sources.replay_machine(path) if path else self.sources.detect_machine(self.opts.python)
+        except Exception as e:  # detection must never take the wizard down
+            self._from_thread(
+                self._machine_failed, f"{type(e).__name__}: {e}" if not isinstance(e, InputProblem) else str(e)
+            )
+            return
+        self._from_thread(self._machine_done, result)
+
+    def _from_thread(self, callback: Any, *args: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the app is closing
+            self.call_from_thread(callback, *args)
+
+    def _machine_done(self, result: MachineResult) -> None:
+        self.machine = MachineState("done", result)
+        self._rebuild_facts()
+        self._broadcast()
+
+    def _machine_failed(self, error: str) -> None:
+        self.machine = MachineState("failed", None, error)
+        self._broadcast()
+
+    # --- logs (worker thread) ---------------------------------------------------------------
+
+    def read_logs(self, paths: list[str]) -> None:
+        self._read(", ".join(Path(p).name for p in paths), lambda: self.sources.diagnose_paths(paths))
+
+    def read_pasted(self, text: str) -> None:
+        self._read(self.t("tui.welcome.paste"), lambda: self.sources.diagnose_text(text, "pasted"))
+
+    def _read(self, what: str, job: Any) -> None:
+        from .screens.diagnosis import DiagnosisScreen
+
+        self.log_state = LogState("reading", what)
+        if not isinstance(self.screen, DiagnosisScreen):
+            self.push_screen(DiagnosisScreen())
+        self._broadcast()
+
+        def work() -> None:
+            try:
+                diag = job()
+            except InputProblem as e:
+                self._from_thread(self._log_failed, str(e))
+                return
+            except Exception as e:
+                self._from_thread(self._log_failed, f"{type(e).__name__}: {e}")
+                return
+            self._from_thread(self._log_done, diag)
+
+        self.run_worker(work, thread=True, group="log", exclusive=True, exit_on_error=False)
+
+    def _log_done(self, diag: Diagnosis) -> None:
+        self.log_state = LogState("done", self.log_state.what, diag)
+        self.user_facts.remove("diagnosis")
+        self.session.restart()
+        self._rebuild_facts()
+        self._broadcast()
+
+    def _log_failed(self, error: str) -> None:
+        from .screens.diagnosis import DiagnosisScreen
+
+        self.log_state = LogState("failed", self.log_state.what, None, error)
+        self._rebuild_facts()
+        if isinstance(self.screen, DiagnosisScreen):
+            self.pop_screen()
+        self.notify(self.t("tui.read_failed", error=error), severity="error", timeout=10)
+        self._broadcast()
+
+    def start_demo(self) -> None:
+        """Switch to the bundled example: its machine report replaces this machine's facts."""
+        self.opts.demo = True
+        self.opts.logs = []
+        self.opts.machine = None
+        self.machine = MachineState()
+        self.start_machine()
+        self.read_logs(self.opts.effective_logs())
+
+    # --- navigation --------------------------------------------------------------------------
+
+    def open_questions(self) -> None:
+        from .screens.question import QuestionScreen
+
+        self.push_screen(QuestionScreen())
+
+    def show_step(self, step: Ask | Done) -> None:
+        """Called by the question screen after each answer."""
+        from .screens.leaf import LeafScreen
+
+        if isinstance(step, Done):
+            self.push_screen(LeafScreen(step))
+
+    # --- clipboard ---------------------------------------------------------------------------
+
+    def copy_text(self, text: str) -> str:
+        """Send ``text`` to the terminal's clipboard; returns how (``terminal``, ``tmux``, ``screen``)."""
+        self._clipboard = text
+        plan = clipboard.plan(text, self.environ)
+        driver = self._driver
+        if driver is not None:
+            for seq in plan.sequences:
+                driver.write(seq)
+            driver.flush()
+        if plan.via == "tmux":
+            runner = self.clipboard_runner
+            self.run_worker(lambda: runner(text), thread=True, group="tmux-buffer", exit_on_error=False)
+        return plan.via
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def current_done(self) -> Done | None:
+        from .screens.leaf import LeafScreen
+
+        screen = self.screen
+        return screen.done if isinstance(screen, LeafScreen) else None
+
+    def action_quit_app(self) -> None:
+        self.outcome.code = Exit.OK
+        self.outcome.done = self.current_done()
+        self.exit(self.outcome)
+
+    def action_cancel(self) -> None:
+        self.outcome.code = Exit.CANCELLED
+        self.outcome.done = self.current_done()
+        self.exit(self.outcome)
+
+    def action_facts(self) -> None:
+        from .screens.facts import FactsScreen
+
+        if not isinstance(self.screen, FactsScreen):
+            self.push_screen(FactsScreen())
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        from .screens.facts import FactsScreen
+
+        return not (action == "facts" and isinstance(self.screen, FactsScreen))
+
+
+def _width() -> int:
+    return max(60, min(100, shutil.get_terminal_size((88, 24)).columns - 1))
+
+
+def run_tui(opts: LaunchOptions) -> int:
+    from ..kb.yamlsrc import KBError
+
+    try:
+        from ..kb.loader import get_kb
+
+        kb = get_kb()
+    except KBError as e:
+        print("oomwizard: the knowledge base is broken; run `oomwizard lint` for details:", file=sys.stderr)
+        for p in e.problems[:20]:
+            print(f"  {p}", file=sys.stderr)
+        return Exit.KB_INVALID
+    app = WizardApp(opts, kb=kb)
+    outcome = app.run(inline=opts.inline, inline_no_clear=False, mouse=not opts.inline)
+    if outcome is None:
+        return Exit.ERROR if app.return_code else Exit.OK
+    if outcome.done is not None:
+        done = outcome.done
+        sys.stdout.write("\n" + leaf_text(done.leaf, done.facts, done.path, opts.lang, width=_width()))
+    for path in outcome.saved:
+        print(ui("tui.save.done", opts.lang, path=path), file=sys.stderr)
+    sys.stdout.flush()
+    return int(outcome.code)

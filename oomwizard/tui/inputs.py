@@ -1,0 +1,178 @@
+"""Where the interactive frontends get their facts: the logs, this machine, a saved machine report.
+
+Shared by the TUI and plain mode, and free of any UI import so plain mode can use it without
+loading Textual. The functions that do the work (log diagnosis, NVML detection) live in the core;
+:class:`Sources` only bundles them so tests can hand the frontends stand-ins with fixed results.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..facts.catalog import CATALOG
+from ..facts.model import Fact, FactSet
+from ..i18n import ui
+from ..logs.model import Diagnosis
+from ..versions import Version
+
+GIB = 1024**3
+
+
+class InputProblem(Exception):
+    """An input the operator named cannot be used (missing, unreadable, not a log, bad JSON)."""
+
+
+@dataclass
+class MachineResult:
+    """What detection (or a replayed report) found, reduced to what the frontends show."""
+
+    facts: FactSet
+    replayed_from: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def has_gpu(self) -> bool:
+        count = self.facts.value("gpu_count")
+        return bool(count) or self.facts.get("gpu_name") is not None
+
+
+@dataclass
+class Sources:
+    """The four ways facts reach a frontend; the defaults call the real core modules lazily."""
+
+    diagnose_paths: Callable[[list[str]], Diagnosis]
+    diagnose_text: Callable[[str, str], Diagnosis]
+    detect_machine: Callable[[str | None], MachineResult]
+    replay_machine: Callable[[str], MachineResult]
+
+
+def _diagnose_paths(paths: list[str]) -> Diagnosis:
+    from ..logs.diagnose import InputError, diagnose_paths
+
+    try:
+        return diagnose_paths(paths)
+    except InputError as e:
+        raise InputProblem(str(e)) from None
+
+
+def _diagnose_text(text: str, name: str) -> Diagnosis:
+    from ..logs.diagnose import InputError, diagnose_text
+
+    try:
+        return diagnose_text(text, name)
+    except InputError as e:
+        raise InputProblem(str(e)) from None
+
+
+def _report_warnings(report: Any) -> list[str]:
+    """Detection reports may carry notes about what could not be read; take them if present."""
+    for attr in ("warnings", "problems", "errors", "notes"):
+        value = getattr(report, attr, None)
+        if isinstance(value, (list, tuple)):
+            return [str(v) for v in value]
+    return []
+
+
+def _detect_machine(python: str | None) -> MachineResult:
+    from ..facts.machine import detect_machine
+
+    report = detect_machine(python=python)
+    return MachineResult(report.facts, None, _report_warnings(report))
+
+
+def _replay_machine(path: str) -> MachineResult:
+    from ..facts.machine import MachineReport
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError) as e:
+        raise InputProblem(f"cannot read machine description {path}: {e}") from None
+    try:
+        report = MachineReport.from_json(data)
+    except (KeyError, TypeError, ValueError) as e:
+        raise InputProblem(f"{path} is not a saved `oomwizard detect --format json` report: {e}") from None
+    return MachineResult(report.facts, path, _report_warnings(report))
+
+
+def default_sources() -> Sources:
+    return Sources(_diagnose_paths, _diagnose_text, _detect_machine, _replay_machine)
+
+
+# --- checking a path the operator typed ------------------------------------------------------
+
+
+def check_log_path(raw: str, lang: str) -> tuple[str | None, str | None]:
+    """``(path, None)`` when ``raw`` names a readable file, else ``(None, reason)``."""
+    text = raw.strip().strip("\"'")
+    if not text:
+        return None, ui("tui.path.empty", lang)
+    path = Path(text).expanduser()
+    if not path.exists():
+        return None, ui("tui.path.missing", lang, path=text)
+    if path.is_dir():
+        return None, ui("tui.path.dir", lang, path=text)
+    try:
+        with path.open("rb") as fh:
+            fh.read(1)
+    except OSError as e:
+        return None, ui("tui.path.unreadable", lang, path=text, error=e.strerror or e)
+    return str(path), None
+
+
+# --- showing facts ---------------------------------------------------------------------------
+
+
+def format_value(name: str, value: Any, lang: str = "en") -> str:
+    """A fact's value as a person reads it: sizes in GiB, yes/no, versions as written."""
+    spec = CATALOG.get(name)
+    if isinstance(value, bool):
+        return ui("tui.yes", lang) if value else ui("tui.no", lang)
+    if spec is not None and spec.type == "bytes" and isinstance(value, (int, float)):
+        return f"{value / GIB:.1f} GiB"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, Version):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    unit = spec.unit if spec is not None else ""
+    if unit and unit not in ("B", "x") and isinstance(value, (int, float)):
+        return f"{value:,} {unit}" if isinstance(value, int) else f"{value:g} {unit}"
+    return str(value)
+
+
+def fact_title(name: str, lang: str) -> str:
+    spec = CATALOG.get(name)
+    return spec.title(lang) if spec is not None else name
+
+
+def describe_source(fact: Fact) -> str:
+    return fact.source
+
+
+def machine_summary(result: MachineResult, lang: str) -> str:
+    """One line about the GPUs and the software, e.g. ``2 x NVIDIA H200 (140.4 GiB) · vLLM 0.11.0``."""
+    f = result.facts
+    parts: list[str] = []
+    if result.has_gpu:
+        count = f.value("gpu_count") or 1
+        name = f.value("gpu_name") or "GPU"
+        gpu = f"{count} x {name}"
+        total = f.value("gpu_mem_total_bytes")
+        if total:
+            gpu += f" ({format_value('gpu_mem_total_bytes', total)})"
+        parts.append(gpu)
+    else:
+        parts.append(ui("tui.machine.no_gpu", lang))
+    for name, label in (("vllm_version", "vLLM"), ("torch_version", "torch"), ("driver_version", "driver")):
+        v = f.value(name)
+        if v is not None:
+            parts.append(f"{label} {v}")
+    if result.replayed_from:
+        parts.append(ui("tui.machine.replayed", lang, file=Path(result.replayed_from).name))
+    return " · ".join(parts)

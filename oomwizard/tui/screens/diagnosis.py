@@ -1,0 +1,163 @@
+"""What the log says: the scenarios it matches, best first, with the lines that prove it.
+
+Every piece of log text passes through :func:`~oomwizard.render.safe_text.printable` and is shown
+as plain content (never markup), so a log cannot move the cursor, set the clipboard or restyle the
+screen. Enter continues with the highlighted scenario, so the operator can overrule the ranking.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Footer, LoadingIndicator, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...logs.model import Diagnosis, Match
+from ...render.safe_text import printable
+from ..app import FactsAware
+from ..inputs import fact_title, format_value
+from .base import TitleBar, WizardScreen
+
+MAX_EVIDENCE = 6
+NO_SCENARIO = "__questions__"
+
+
+def one_line(text: str) -> str:
+    """Log text made safe and flat: escapes removed, controls visible, newlines as spaces."""
+    return " ".join(printable(text).split("\n")).strip()
+
+
+class DiagnosisScreen(WizardScreen, FactsAware):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("b,escape", "back", "tui.back"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown: Diagnosis | None = None
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar(self.t("tui.diag.title"), id="diag-title")
+        with VerticalScroll(id="diag-loading"):
+            yield LoadingIndicator()
+            yield Static(id="loading-text")
+        with VerticalScroll(id="diag-body"):
+            yield Static(id="diag-inputs")
+            yield Static(Content(self.t("tui.diag.scenarios")), classes="section")
+            yield OptionList(id="scenarios")
+            yield Static(id="diag-detail")
+            yield Static(id="diag-facts")
+            yield Static(id="diag-warnings")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.ready = True
+        self.facts_changed()
+
+    @property
+    def diagnosis(self) -> Diagnosis | None:
+        return self.wizard.log_state.diagnosis
+
+    def facts_changed(self) -> None:
+        if not self.ready:
+            return
+        log = self.wizard.log_state
+        loading = log.status == "reading"
+        self.query_one("#diag-loading").display = loading
+        self.query_one("#diag-body").display = not loading
+        if loading:
+            self.query_one("#loading-text", Static).update(Content(self.t("tui.reading", what=one_line(log.what))))
+            return
+        diag = self.diagnosis
+        if diag is None or diag is self._shown:
+            return
+        self._shown = diag
+        self._show(diag)
+
+    def _show(self, diag: Diagnosis) -> None:
+        self.query_one("#diag-title", TitleBar).set_title(
+            f"{self.t('tui.diag.title')} · {one_line(self.wizard.log_state.what)}"
+        )
+        inputs = ", ".join(one_line(i) for i in diag.inputs)
+        self.query_one("#diag-inputs", Static).update(
+            Content(self.t("tui.diag.inputs", inputs=inputs) if inputs else "")
+        )
+        options = self.query_one("#scenarios", OptionList)
+        keep = options.highlighted if options.option_count and options.highlighted is not None else 0
+        opts: list[Option] = []
+        for m in diag.matches:
+            sc = self.wizard.kb.scenarios.get(m.scenario)
+            title = sc.title(self.wizard.lang) if sc else m.scenario
+            opts.append(
+                Option(
+                    Content.assemble((f"{round(m.score * 100):>3}%  ", "bold"), title, (f"  {m.scenario}", "dim")),
+                    id=m.scenario,
+                )
+            )
+        if not opts:
+            opts.append(Option(Content(self.t("tui.diag.none")), id=NO_SCENARIO))
+        options.set_options(opts)
+        options.highlighted = min(keep, len(opts) - 1)
+        options.focus()
+        self._detail(diag.matches[options.highlighted or 0] if diag.matches else None)
+        self.query_one("#diag-facts", Static).update(self._facts_content(diag))
+        warnings = [one_line(w) for w in diag.warnings]
+        self.query_one("#diag-warnings", Static).update(
+            Content.assemble((self.t("tui.diag.warnings") + "\n", "bold"), "\n".join(f"  ! {w}" for w in warnings))
+            if warnings
+            else Content("")
+        )
+
+    def _detail(self, match: Match | None) -> None:
+        lang = self.wizard.lang
+        parts: list[str | tuple[str, str]] = []
+        if match is not None:
+            sc = self.wizard.kb.scenarios.get(match.scenario)
+            if sc is not None:
+                parts += [(sc.summary(lang), "italic"), "\n"]
+            if match.reasons:
+                parts += ["\n", (self.t("tui.diag.reasons") + "\n", "bold")]
+                for r in match.reasons:
+                    parts.append(f"  • {one_line(r(lang))}\n")
+            if match.evidence:
+                parts += ["\n", (self.t("tui.diag.evidence") + "\n", "bold")]
+                for ev in match.evidence[:MAX_EVIDENCE]:
+                    parts += [(f"  {one_line(ev.file)}:{ev.line}  ", "bold"), one_line(ev.text), "\n"]
+                if len(match.evidence) > MAX_EVIDENCE:
+                    parts.append(f"  … +{len(match.evidence) - MAX_EVIDENCE}\n")
+        self.query_one("#diag-detail", Static).update(Content.assemble(*parts))
+
+    def _facts_content(self, diag: Diagnosis) -> Content:
+        lang = self.wizard.lang
+        rows = [f for f in diag.facts if f.name not in ("diagnosis",)]
+        if not rows:
+            return Content("")
+        parts: list[str | tuple[str, str]] = [(self.t("tui.diag.log_facts") + "\n", "bold")]
+        for f in rows:
+            parts += [
+                f"  {fact_title(f.name, lang)}: ",
+                (one_line(format_value(f.name, f.value, lang)), "bold"),
+                (f"  {one_line(f.source)}", "dim"),
+                "\n",
+            ]
+        return Content.assemble(*parts)
+
+    @on(OptionList.OptionHighlighted, "#scenarios")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        diag = self.diagnosis
+        if diag is not None and diag.matches and event.option_index < len(diag.matches):
+            self._detail(diag.matches[event.option_index])
+
+    @on(OptionList.OptionSelected, "#scenarios")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        scenario = event.option.id
+        self.wizard.choose_scenario(None if scenario == NO_SCENARIO else scenario)
+        self.wizard.open_questions()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,193 @@
+"""Every known fact with its value and where it came from; the operator can correct any of them.
+
+A corrected value is checked with :func:`~oomwizard.facts.catalog.coerce` (a version must be a
+version, a size a size) and then beats the log and the machine. Opened from the welcome screen's
+"detect this machine" it also shows how detection is going.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.suggester import SuggestFromList
+from textual.widgets import DataTable, Footer, Input, Static
+
+from ...facts.catalog import CATALOG, FactValueError
+from ...facts.model import json_value
+from ...render.safe_text import printable
+from ..app import FactsAware
+from ..inputs import fact_title, format_value, machine_summary
+from .base import TitleBar, WizardScreen
+
+
+def _flat(text: str) -> str:
+    return " ".join(printable(text).split())
+
+
+class FactsScreen(WizardScreen, FactsAware):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "tui.back"),
+        Binding("n", "new_fact", "tui.facts.add"),
+        Binding("r", "redetect", "tui.machine.redetect"),
+    ]
+
+    def __init__(self, machine_view: bool = False) -> None:
+        super().__init__()
+        self.machine_view = machine_view
+        self._editing: str | None = None
+        self._asking_name = False
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar(self.t("tui.facts.title"))
+        yield Static(id="facts-machine")
+        yield DataTable(id="facts-table", cursor_type="row", zebra_stripes=False)
+        with Vertical(id="fact-editor"):
+            yield Static(id="editor-label")
+            yield Input(id="editor-input")
+            yield Static(id="editor-error")
+        yield Static(Content(self.t("tui.facts.help")), id="facts-help")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.ready = True
+        table = self.query_one("#facts-table", DataTable)
+        table.add_column(self.t("tui.facts.name"), key="name")
+        table.add_column(self.t("tui.facts.value"), key="value")
+        table.add_column(self.t("tui.facts.source"), key="source")
+        self.query_one("#fact-editor").display = False
+        self.facts_changed()
+        table.focus()
+
+    def facts_changed(self) -> None:
+        if not self.ready:
+            return
+        w = self.wizard
+        m = w.machine
+        line: Content
+        if m.status == "running":
+            line = Content.assemble(
+                (f"{self.t('tui.machine.label')}: ", "bold"), "… " + self.t("tui.machine.detecting")
+            )
+        elif m.status == "failed":
+            line = Content.assemble(
+                (f"{self.t('tui.machine.label')}: ", "bold"), self.t("tui.machine.failed", error=m.error or "?")
+            )
+        elif m.result is not None:
+            text = machine_summary(m.result, w.lang)
+            warn = "".join(f"\n  ! {_flat(x)}" for x in m.result.warnings)
+            line = Content.assemble((f"{self.t('tui.machine.label')}: ", "bold"), text, warn)
+        else:
+            line = Content("")
+        self.query_one("#facts-machine", Static).update(line)
+        table = self.query_one("#facts-table", DataTable)
+        current = None
+        if table.row_count and table.cursor_row is not None:
+            try:
+                current = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+            except Exception:
+                current = None
+        table.clear()
+        facts = sorted(w.session.facts, key=lambda f: list(CATALOG).index(f.name) if f.name in CATALOG else 999)
+        for f in facts:
+            source = _flat(f.source)
+            others = [a for a in w.session.facts.alternatives(f.name) if json_value(a.value) != json_value(f.value)]
+            if others:
+                alt = ", ".join(
+                    f"{_flat(format_value(a.name, a.value, w.lang))} ({_flat(a.source)})" for a in others[:2]
+                )
+                source += "  " + self.t("tui.facts.other", others=alt)
+            table.add_row(
+                Content(fact_title(f.name, w.lang)),
+                Content.assemble((_flat(format_value(f.name, f.value, w.lang)), "bold")),
+                Content(source),
+                key=f.name,
+            )
+        if not facts:
+            table.add_row(Content(self.t("tui.facts.none")), Content(""), Content(""), key="__none__")
+        if current is not None and current in w.session.facts:
+            table.move_cursor(row=table.get_row_index(current))
+
+    # --- editing -----------------------------------------------------------------------------
+
+    @on(DataTable.RowSelected, "#facts-table")
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        name = event.row_key.value
+        if name and name in CATALOG:
+            self._edit(name)
+
+    def _edit(self, name: str) -> None:
+        w = self.wizard
+        spec = CATALOG[name]
+        self._editing = name
+        self._asking_name = False
+        self.query_one("#fact-editor").display = True
+        self.query_one("#editor-label", Static).update(
+            Content(
+                self.t(
+                    "tui.facts.edit",
+                    title=spec.title(w.lang),
+                    name=name,
+                    type=spec.type + (f": {', '.join(spec.values)}" if spec.values else ""),
+                )
+            )
+        )
+        box = self.query_one("#editor-input", Input)
+        fact = w.session.facts.get(name)
+        box.suggester = SuggestFromList(list(spec.values)) if spec.values else None
+        box.value = "" if fact is None else _flat(str(json_value(fact.value)))
+        self.query_one("#editor-error", Static).update("")
+        box.focus()
+
+    def action_new_fact(self) -> None:
+        self._editing = None
+        self._asking_name = True
+        self.query_one("#fact-editor").display = True
+        self.query_one("#editor-label", Static).update(Content(self.t("tui.facts.new_name")))
+        box = self.query_one("#editor-input", Input)
+        box.suggester = SuggestFromList(list(CATALOG), case_sensitive=False)
+        box.value = ""
+        self.query_one("#editor-error", Static).update("")
+        box.focus()
+
+    @on(Input.Submitted, "#editor-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        error = self.query_one("#editor-error", Static)
+        raw = event.value.strip()
+        if self._asking_name:
+            if raw not in CATALOG:
+                error.update(Content(self.t("tui.facts.unknown_name", name=_flat(raw))))
+                return
+            self._edit(raw)
+            return
+        name = self._editing
+        if name is None:
+            return
+        try:
+            fact = self.wizard.override_fact(name, raw)
+        except FactValueError as e:
+            error.update(Content(_flat(str(e))))
+            return
+        self.notify(self.t("tui.facts.set", name=name, value=_flat(format_value(name, fact.value, self.wizard.lang))))
+        self._close_editor()
+        table = self.query_one("#facts-table", DataTable)
+        table.move_cursor(row=table.get_row_index(name))
+
+    def _close_editor(self) -> None:
+        self._editing = None
+        self._asking_name = False
+        self.query_one("#fact-editor").display = False
+        self.query_one("#facts-table", DataTable).focus()
+
+    def action_close(self) -> None:
+        if self.query_one("#fact-editor").display:
+            self._close_editor()
+            return
+        self.app.pop_screen()
+
+    def action_redetect(self) -> None:
+        self.wizard.start_machine()

@@ -1,0 +1,44 @@
+"""“Why we ask”: the question's article from content/<lang>/questions/<id>.md, as Markdown."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Footer, Markdown, Static
+
+from ...kb.model import Question
+from .base import WizardModal
+
+
+class HelpScreen(WizardModal):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,f1", "close", "tui.back"),
+    ]
+
+    def __init__(self, question: Question) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        w = self.wizard
+        art = w.kb.article("questions", self.question.id, w.lang)
+        with Vertical(id="help-box"):
+            title = art.title if art and art.title else self.t("tui.help")
+            yield Static(Content.assemble((f"{self.t('tui.help')} · ", "dim"), (title, "bold")), id="help-title")
+            with VerticalScroll(id="help-scroll"):
+                yield Static(Content(self.question.text(w.lang)), id="help-question")
+                if art is not None:
+                    yield Markdown(art.body, id="help-body")
+                else:
+                    yield Static(Content(self.t("tui.help.none")), id="help-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll").focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,196 @@
+"""The answer: what happened, why, and the commands that fix it, cheapest first.
+
+Commands are computed for this machine by :func:`~oomwizard.render.report.render_fixes` and shown
+in wrapping blocks (never clipped), each with the arithmetic behind its numbers. ``c`` copies the
+focused fix through the terminal (OSC 52, tmux-aware), ``s`` saves everything to a file; nothing
+is ever run. The checklist uses real checkboxes, and marks the items a tool can verify from the
+next log.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Button, Footer, Markdown, Static, TabbedContent, TabPane
+
+from ...engine import Done
+from ...render.report import render_fixes
+from ..app import FactsAware
+from ..widgets.checklist import ChecklistItem
+from ..widgets.commands import FixCard
+from .base import TitleBar, WizardScreen
+
+TABS = ("fix", "checklist", "details", "article")
+
+
+class LeafScreen(WizardScreen, FactsAware):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy", "tui.copy"),
+        Binding("s", "save", "tui.save"),
+        Binding("b,escape", "back", "tui.back"),
+        Binding("1", "show_tab('fix')", show=False),
+        Binding("2", "show_tab('checklist')", show=False),
+        Binding("3", "show_tab('details')", show=False),
+        Binding("4", "show_tab('article')", show=False),
+    ]
+
+    def __init__(self, done: Done) -> None:
+        super().__init__()
+        self.done = done
+        self._checked: set[str] = set()
+        """Ticked checklist items, kept when late facts redraw the screen."""
+
+    # --- layout ------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        w = self.wizard
+        lang = w.lang
+        leaf = self.done.leaf
+        yield TitleBar(leaf.title(lang), id="leaf-title")
+        with TabbedContent(id="leaf-tabs", initial="fix"):
+            with TabPane(f"1 {self.t('tui.leaf.tab.fix')}", id="fix"), VerticalScroll(id="fix-scroll"):
+                yield Static(self._summary(), id="leaf-summary")
+                yield Static(Content.assemble((w.t("fixes"), "bold underline")), classes="section")
+                yield from self._fix_cards()
+                yield Static(Content(self.t("tui.leaf.never_run")), id="never-run")
+            with (
+                TabPane(f"2 {self.t('tui.leaf.tab.checklist')}", id="checklist"),
+                VerticalScroll(id="checklist-scroll"),
+            ):
+                for i, c in enumerate(leaf.checks):
+                    auto = self.t("tui.leaf.auto_checked") if c.auto else None
+                    cid = f"check-{i}"
+                    yield ChecklistItem(c.text(lang), auto, checked=cid in self._checked, id=cid)
+            with TabPane(f"3 {self.t('tui.leaf.tab.details')}", id="details"), VerticalScroll(id="details-scroll"):
+                yield Static(self._details(), id="leaf-details")
+            with TabPane(f"4 {self.t('tui.leaf.tab.article')}", id="article"), VerticalScroll(id="article-scroll"):
+                art = w.kb.article("leaves", leaf.id, lang)
+                if art is not None:
+                    yield Markdown(art.body, open_links=False, id="leaf-article")
+                else:
+                    yield Static(Content(w.t("tui.help.none")), id="leaf-article")
+        yield Footer()
+
+    def _summary(self) -> Content:
+        w = self.wizard
+        leaf = self.done.leaf
+        status = w.t(leaf.root_cause_status)
+        return Content.assemble(
+            (f"{w.t('conclusion')}: ", "bold"),
+            leaf.conclusion(w.lang),
+            "\n\n",
+            (f"{w.t('root_cause')} ({status}): ", "bold"),
+            leaf.root_cause(w.lang),
+        )
+
+    def _fix_cards(self) -> ComposeResult:
+        for i, rf in enumerate(render_fixes(self.done.leaf, self.done.facts), 1):
+            yield FixCard(i, rf, self.wizard.lang, copy_label=self.t("tui.copy"), id=f"fix-{i}")
+
+    def _details(self) -> Content:
+        w = self.wizard
+        lang = w.lang
+        leaf = self.done.leaf
+        parts: list[str | tuple[str, str]] = [
+            (f"{w.t('environment')}\n", "bold"),
+            leaf.environment(lang),
+            "\n\n",
+            (f"{w.t('evidence')}: ", "bold"),
+            w.t(f"evidence.{leaf.evidence}"),
+            f"   [{leaf.id}]",
+        ]
+        if leaf.versions.text not in ("", "*"):
+            parts.append(f"   vLLM {leaf.versions.text}")
+        if leaf.caveats:
+            parts += ["\n\n", (f"{w.t('caveats')}\n", "bold")]
+            parts += [f"  • {c(lang)}\n" for c in leaf.caveats]
+        if leaf.sources:
+            parts += ["\n", (f"{w.t('sources')}\n", "bold")]
+            for s in leaf.sources:
+                parts.append(f"  {s.url}")
+                if s.title:
+                    parts.append((f"  {s.title}", "dim"))
+                parts.append("\n")
+        if self.done.path:
+            parts += ["\n", (f"{w.t('path')}\n", "bold")]
+            for step in self.done.path:
+                parts += [f"  {step.question}: ", (step.label, "bold"), (f"  [{step.how}: {step.source}]\n", "dim")]
+        return Content.assemble(*parts)
+
+    def on_mount(self) -> None:
+        self.ready = True
+        cards = list(self.query(FixCard))
+        if cards:
+            cards[0].focus()
+
+    @on(ChecklistItem.Toggled)
+    def _toggled(self, event: ChecklistItem.Toggled) -> None:
+        if event.item.id:
+            if event.item.checked:
+                self._checked.add(event.item.id)
+            else:
+                self._checked.discard(event.item.id)
+
+    # --- facts arriving late -----------------------------------------------------------------
+
+    def facts_changed(self) -> None:
+        if not self.ready:
+            return
+        step = self.wizard.session.current()
+        if isinstance(step, Done) and step.leaf.id == self.done.leaf.id:
+            self.done = step
+            self.refresh(recompose=True)
+        elif self.app.screen is self:
+            self.notify(self.t("tui.leaf.facts_changed"), severity="warning", timeout=8)
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def _focused_card(self) -> FixCard:
+        node = self.app.focused
+        while node is not None:
+            if isinstance(node, FixCard):
+                return node
+            node = node.parent  # type: ignore[assignment]
+        return self.query(FixCard).first()
+
+    def copy_fix(self, card: FixCard) -> None:
+        text = card.copy_text
+        if not text.strip():
+            self.notify(self.t("tui.leaf.no_commands"), severity="warning")
+            return
+        via = self.wizard.copy_text(text)
+        key = "tui.leaf.copied_tmux" if via == "tmux" else "tui.leaf.copied"
+        self.notify(self.t(key, n=card.number, via=via), timeout=8)
+
+    def action_copy(self) -> None:
+        if self.query(FixCard):
+            self.copy_fix(self._focused_card())
+
+    @on(Button.Pressed, ".copy")
+    def _copy_button(self, event: Button.Pressed) -> None:
+        card = event.button.parent
+        if isinstance(card, FixCard):
+            self.copy_fix(card)
+
+    def action_save(self) -> None:
+        from .save import SaveScreen
+
+        self.app.push_screen(SaveScreen(self.done))
+
+    def action_back(self) -> None:
+        self.wizard.session.back()
+        self.app.pop_screen()
+
+    def action_show_tab(self, tab: str) -> None:
+        """Switch tabs and move the focus into the new tab (focus left behind would switch back)."""
+        self.set_focus(None)
+        self.query_one("#leaf-tabs", TabbedContent).active = tab
+        pane = self.query_one(f"#{tab}", TabPane)
+        preferred = [*pane.query(FixCard), *pane.query(ChecklistItem), *pane.query(VerticalScroll)]
+        if preferred:
+            self.call_after_refresh(preferred[0].focus)

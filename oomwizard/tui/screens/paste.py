@@ -1,0 +1,49 @@
+"""Paste a log copied from another window (a web console, a chat) and diagnose it."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.widgets import Button, Footer, Static, TextArea
+
+from .base import TitleBar, WizardScreen
+
+
+class PasteScreen(WizardScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "diagnose", "tui.paste.go", priority=True),
+        Binding("escape", "cancel", "tui.cancel"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar(self.t("tui.paste.title"))
+        yield Static(Content(self.t("tui.paste.help")), id="paste-help")
+        yield TextArea(id="paste-area", soft_wrap=True, show_line_numbers=False)
+        with Horizontal(id="paste-buttons"):
+            yield Button(self.t("tui.paste.go"), id="paste-go", variant="primary", compact=True)
+            yield Button(self.t("tui.cancel"), id="paste-cancel", compact=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "paste-go":
+            self.action_diagnose()
+        else:
+            self.action_cancel()
+
+    def action_diagnose(self) -> None:
+        text = self.query_one(TextArea).text
+        if not text.strip():
+            self.notify(self.t("tui.paste.empty"), severity="warning")
+            return
+        self.app.pop_screen()
+        self.wizard.read_pasted(text)
+
+    def action_cancel(self) -> None:
+        self.app.pop_screen()

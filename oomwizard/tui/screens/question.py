@@ -1,0 +1,228 @@
+"""One question at a time, with the answer the facts suggest already selected so Enter accepts it.
+
+The screen shows whatever :meth:`Session.current` returns and redraws when facts arrive, keeping
+the operator's own highlight if they moved it. The suggestion's source is spelled out ("from log
+line 214 (vllm.log)", "NVML") because a pre-filled answer is only useful if it can be checked.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Button, Footer, Input, OptionList, ProgressBar, Static
+from textual.widgets.option_list import Option
+
+from ...engine import UNKNOWN, Ask, Done, Suggestion, walk
+from ...facts.catalog import CATALOG
+from ...kb.model import Question
+from ...render.safe_text import printable
+from ...versions import Version
+from ..app import FactsAware
+from ..inputs import fact_title, format_value
+from ..widgets.breadcrumbs import Breadcrumbs
+from .base import TitleBar, WizardScreen
+
+
+def suggestion_source(sug: Suggestion, ask: Ask, lang: str) -> str:
+    """Where a suggestion comes from, in words: the facts it rests on, each with its own source."""
+    parts = []
+    for name in sug.facts:
+        fact = ask.facts.get(name)
+        if fact is None:
+            continue
+        if sug.rule is None:
+            parts.append(fact.source)
+        else:
+            parts.append(f"{fact_title(name, lang)} = {format_value(name, fact.value, lang)}, {fact.source}")
+    text = "; ".join(parts) if parts else sug.source
+    return " ".join(printable(text).split())
+
+
+class QuestionScreen(WizardScreen, FactsAware):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("b,escape", "back", "tui.back"),
+        Binding("question_mark,f1", "help", "tui.help", key_display="?"),
+        Binding("a", "accept_all", "tui.accept_all"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.step: Ask | Done | None = None
+        self._question_id: str | None = None
+        self._default_index: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar("", id="q-title")
+        yield Breadcrumbs(id="crumbs")
+        yield ProgressBar(id="q-progress", show_eta=False, show_percentage=False)
+        with VerticalScroll(id="q-body"):
+            yield Static(id="q-text")
+            yield OptionList(id="choices")
+            with Vertical(id="version-box"):
+                yield Input(placeholder=self.t("tui.q.version_placeholder"), id="version-input")
+                with Horizontal(id="version-buttons"):
+                    yield Button(self.t("tui.q.dont_know"), id="dont-know", compact=True)
+                yield Static(Content(self.t("tui.q.version_help")), id="version-help")
+            yield Static(id="q-suggestion")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.ready = True
+        self.show(self.wizard.session.current())
+
+    def on_screen_resume(self) -> None:
+        if self.ready:
+            self.show(self.wizard.session.current())
+
+    def facts_changed(self) -> None:
+        if self.ready and self.app.screen is self:
+            self.show(self.wizard.session.current(), keep_highlight=True)
+
+    # --- drawing -----------------------------------------------------------------------------
+
+    def show(self, step: Ask | Done, keep_highlight: bool = False) -> None:
+        self.step = step
+        if isinstance(step, Done):
+            # Facts arrived that answer everything left (or the operator came back from a leaf).
+            self.wizard.show_step(step)
+            return
+        w = self.wizard
+        lang = w.lang
+        q = step.question
+        same = keep_highlight and q.id == self._question_id
+        self._question_id = q.id
+        self._draw_header(step)
+        self.query_one("#q-text", Static).update(Content.assemble((q.text(lang), "bold")))
+        sug = step.suggestion
+        if sug is not None:
+            answer = self._label(q, sug.answer)
+            line = Content.assemble(
+                ("★ ", "bold"), self.t("tui.q.suggestion", answer=answer, source=suggestion_source(sug, step, lang))
+            )
+        else:
+            line = Content(self.t("tui.q.no_suggestion"))
+        self.query_one("#q-suggestion", Static).update(line)
+        if q.kind == "version":
+            self._show_version(q, sug, same)
+        else:
+            self._show_choices(q, sug, same)
+
+    def _label(self, q: Question, answer: str) -> str:
+        c = q.choice(answer)
+        return c.label(self.wizard.lang) if c is not None else answer
+
+    def _draw_header(self, step: Ask) -> None:
+        w = self.wizard
+        n = len(step.path) + 1
+        full = walk(w.kb, w.session.facts, w.session.answers, auto_accept=True, use_unknown=True, lang=w.lang)
+        total = max(n, len(full.path) + (1 if isinstance(full, Ask) else 0))
+        self.query_one("#q-title", TitleBar).set_title(self.t("tui.q.progress", n=n, total=total))
+        bar = self.query_one("#q-progress", ProgressBar)
+        bar.update(total=total, progress=n - 1)
+        crumbs = [self.t("tui.q.start")]
+        for s in step.path:
+            q = w.kb.questions.get(s.question)
+            name = fact_title(q.fact, w.lang) if q is not None and q.fact in CATALOG else s.question
+            crumbs.append(f"{name}: {s.label}")
+        self.query_one("#crumbs", Breadcrumbs).set_crumbs(crumbs)
+
+    def _show_choices(self, q: Question, sug: Suggestion | None, same: bool) -> None:
+        self.query_one("#version-box").display = False
+        options = self.query_one("#choices", OptionList)
+        options.display = True
+        previous = options.highlighted
+        kept_id = None
+        if same and previous is not None and previous != self._default_index and previous < options.option_count:
+            kept_id = options.get_option_at_index(previous).id
+        lang = self.wizard.lang
+        opts = []
+        default = None
+        for i, c in enumerate(q.choices):
+            if sug is not None and c.id == sug.answer:
+                default = i
+                opts.append(Option(Content.assemble(("★ ", "bold"), (c.label(lang), "bold")), id=c.id))
+            else:
+                opts.append(Option(Content.assemble("  ", c.label(lang)), id=c.id))
+        if default is None:
+            # Nothing suggests an answer: put the cursor on "not sure", which asserts nothing.
+            default = next((i for i, c in enumerate(q.choices) if c.id == q.unknown), 0)
+        options.set_options(opts)
+        self._default_index = default
+        index = default
+        if kept_id is not None:
+            index = next((i for i, c in enumerate(q.choices) if c.id == kept_id), default)
+        options.highlighted = index
+        options.focus()
+
+    def _show_version(self, q: Question, sug: Suggestion | None, same: bool) -> None:
+        self.query_one("#choices").display = False
+        self.query_one("#version-box").display = True
+        box = self.query_one("#version-input", Input)
+        if not (same and box.value):
+            box.value = sug.answer if sug is not None else ""
+        box.focus()
+
+    # --- answering ---------------------------------------------------------------------------
+
+    def _answer(self, value: str) -> None:
+        step = self.step
+        if not isinstance(step, Ask):
+            return
+        session = self.wizard.session
+        if step.suggestion is not None and value == step.suggestion.answer:
+            nxt = session.accept()
+        else:
+            nxt = session.answer(step.question.id, value)
+        self.show(nxt)
+
+    @on(OptionList.OptionSelected, "#choices")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            self._answer(event.option.id)
+
+    @on(Input.Submitted, "#version-input")
+    def _version(self, event: Input.Submitted) -> None:
+        value = event.value.strip()
+        if value.lower() in ("", "?", "unknown", "don't know", "dont know"):
+            if not value:
+                self.notify(self.t("tui.q.bad_version", value=value), severity="warning")
+                return
+            self._answer(UNKNOWN)
+            return
+        value = value.removeprefix("v") if value[:1] == "v" and value[1:2].isdigit() else value
+        if Version.try_parse(value) is None:
+            self.notify(self.t("tui.q.bad_version", value=printable(value)), severity="error")
+            return
+        self._answer(value)
+
+    @on(Button.Pressed, "#dont-know")
+    def _dont_know(self) -> None:
+        self._answer(UNKNOWN)
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        session = self.wizard.session
+        if not session.order:
+            self.app.pop_screen()
+            return
+        self.show(session.back())
+
+    def action_help(self) -> None:
+        from .help import HelpScreen
+
+        if isinstance(self.step, Ask):
+            self.app.push_screen(HelpScreen(self.step.question))
+
+    def action_accept_all(self) -> None:
+        """Take every suggestion from here on, stopping at the first question nothing answers."""
+        session = self.wizard.session
+        step = session.current()
+        while isinstance(step, Ask) and step.suggestion is not None:
+            step = session.accept()
+        self.show(step)

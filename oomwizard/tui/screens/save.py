@@ -1,0 +1,94 @@
+"""Save every fix's commands and the checklist to a file; an existing file is never overwritten silently."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Footer, Input, Static
+
+from ...engine import Done
+from ...kb.model import KnowledgeBase
+from ...render.report import leaf_markdown, leaf_text
+from ...render.script import leaf_script
+from .base import WizardModal
+
+
+def default_filename(done: Done) -> str:
+    return f"./oomwizard-fix-{done.leaf.id}.sh"
+
+
+def leaf_file_text(filename: str, done: Done, kb: KnowledgeBase, lang: str) -> str:
+    """The file's content, by its extension: a safe shell script, Markdown, or plain text."""
+    suffix = Path(filename).suffix.lower()
+    if suffix == ".sh":
+        return leaf_script(done.leaf, done.facts, done.path, lang)
+    if suffix in (".md", ".markdown"):
+        art = kb.article("leaves", done.leaf.id, lang)
+        return leaf_markdown(done.leaf, done.facts, done.path, lang, article=art.body if art else None)
+    return leaf_text(done.leaf, done.facts, done.path, lang)
+
+
+def write_new(path: Path, text: str, overwrite: bool) -> None:
+    """Write ``text``; without ``overwrite`` fail if the file appeared meanwhile (mode ``x``)."""
+    with path.open("w" if overwrite else "x", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+class SaveScreen(WizardModal):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "tui.cancel")]
+
+    def __init__(self, done: Done) -> None:
+        super().__init__()
+        self.done = done
+        self._confirmed: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="save-box"):
+            yield Static(Content.assemble((self.t("tui.save.title"), "bold")), id="save-title")
+            yield Input(default_filename(self.done), id="save-input")
+            yield Static(Content(self.t("tui.save.help")), id="save-help")
+            yield Static(id="save-message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#save-input", Input).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if self._confirmed is not None and event.value != self._confirmed:
+            self._confirmed = None
+            self.query_one("#save-message", Static).update("")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        raw = event.value.strip()
+        message = self.query_one("#save-message", Static)
+        if not raw:
+            return
+        path = Path(raw).expanduser()
+        overwrite = self._confirmed == raw
+        if path.exists() and not overwrite:
+            self._confirmed = raw
+            message.update(Content(self.t("tui.save.exists", path=raw)))
+            message.add_class("warning")
+            return
+        w = self.wizard
+        try:
+            if path.is_dir():
+                raise IsADirectoryError(21, "is a folder")
+            write_new(path, leaf_file_text(raw, self.done, w.kb, w.lang), overwrite)
+        except OSError as e:
+            message.update(Content(self.t("tui.save.failed", path=raw, error=e.strerror or e)))
+            message.add_class("error")
+            self._confirmed = None
+            return
+        shown = str(path.resolve())
+        w.outcome.saved.append(shown)
+        self.notify(self.t("tui.save.done", path=shown))
+        self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
