@@ -302,23 +302,28 @@ def _coerce_pair(left: Value, right: Value) -> tuple[Value, Value]:
             return str(left), str(right)
     if isinstance(left, bool) or isinstance(right, bool):
         return left, right
+    # A number against text that is not a number stays mismatched: == is false, an order is unknown
+    # (comparing "many" > "1" as strings would invent an answer).
     if isinstance(left, (int, float)) and isinstance(right, str):
         try:
             return left, float(right)
         except ValueError:
-            return str(left), right
+            return left, right
     if isinstance(right, (int, float)) and isinstance(left, str):
         try:
             return float(left), right
         except ValueError:
-            return left, str(right)
+            return left, right
     return left, right
 
 
 def _compare(op: str, left: Value, right: Value) -> bool | None:
     if op == "in":
         if isinstance(right, str) and isinstance(left, Version):
-            return VersionSpec.parse(right).contains(left)
+            try:
+                return VersionSpec.parse(right).contains(left)
+            except VersionError:
+                return None  # a malformed range decides nothing (lint reports it)
         if isinstance(right, list):
             return any(_compare("==", left, r) for r in right if r is not None)
         if isinstance(right, str):

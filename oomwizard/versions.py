@@ -77,6 +77,8 @@ class Version:
         return hash(self.release)
 
     def __lt__(self, other: Version) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
         return self.release < other.release
 
     def __str__(self) -> str:
@@ -137,7 +139,11 @@ class VersionSpec:
             if op == "~=":
                 v = Version.parse(ver)
                 clauses.append(Clause(">=", v))
-                upper = (v.release[0], v.release[1] + 1, 0)
+                # PEP 440: ~=1.2 means <2.0, ~=0.11.1 means <0.12.0 (the last given part is released).
+                parts = len(re.match(r"\d+(?:\.\d+)*", ver).group(0).split("."))  # type: ignore[union-attr]
+                if parts < 2:
+                    raise VersionError(f"~= needs at least two version parts in {raw!r}")
+                upper = (v.release[0] + 1, 0, 0) if parts == 2 else (v.release[0], v.release[1] + 1, 0)
                 clauses.append(Clause("<", Version(upper, ".".join(map(str, upper)))))
                 continue
             clauses.append(Clause(op, Version.parse(ver[:-2] if wildcard else ver), wildcard))
