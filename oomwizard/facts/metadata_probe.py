@@ -54,15 +54,21 @@ def site_dirs(executable=None):
     venv = venv_root(executable)
     prefixes = []
     include_system = True
+    dirs = []
     if venv:
         cfg = _read_cfg(os.path.join(venv, "pyvenv.cfg"))
         include_system = cfg.get("include-system-site-packages", "false").lower() == "true"
-        prefixes.append(venv)
+        # Not site.getsitepackages(): Debian's patched copy answers dist-packages for any prefix
+        # when it cannot tell it is in a venv, which it cannot under -S.
+        ver = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+        libdirs = [getattr(sys, "platlibdir", "lib"), "lib"]
+        for cand in [os.path.join(venv, d, ver, "site-packages") for d in libdirs] + [os.path.join(venv, "Lib", "site-packages")]:
+            if cand not in dirs and os.path.isdir(cand):
+                dirs.append(cand)
     if include_system:
         for p in (sys.base_prefix, sys.base_exec_prefix):
             if p not in prefixes:
                 prefixes.append(p)
-    dirs = []
     if not venv:
         try:
             user = site.getusersitepackages()

@@ -8,11 +8,13 @@ imports, a timeout), and report every failure in words instead of a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pkgutil
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -130,6 +132,7 @@ def start_probe(python: str, extra_paths: Sequence[str] = ()) -> subprocess.Pope
             stderr=subprocess.PIPE,
             text=True,
             env=_probe_env(),
+            start_new_session=True,  # so a timeout can stop everything it started
         )
     except FileNotFoundError:
         return f"{python} does not exist"
@@ -152,8 +155,7 @@ def finish_probe(proc: subprocess.Popen[str] | str, python: str, timeout: float 
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
+        _stop(proc)
         return None, f"{python} did not answer within {timeout:g} s"
     if proc.returncode != 0:
         last = next((ln for ln in reversed(err.strip().splitlines()) if ln.strip()), "")
@@ -167,6 +169,16 @@ def finish_probe(proc: subprocess.Popen[str] | str, python: str, timeout: float 
     if not isinstance(data, dict):
         return None, f"{python} printed something unexpected instead of the package list"
     return data, None
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    """Kill the probe and whatever it started (its own session), then reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (OSError, AttributeError):
+        proc.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.communicate(timeout=2)
 
 
 def probe_other(python: str, extra_paths: Sequence[str] = (), timeout: float = PROBE_TIMEOUT_S) -> tuple[dict[str, Any] | None, str | None]:
