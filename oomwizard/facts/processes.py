@@ -402,6 +402,8 @@ def interpreter_of(argv: Sequence[str], env: Mapping[str, str] | None, proc_root
         if found:
             return found, f"process {pid} command line, found on its PATH"
     script = argv[1] if len(argv) > 1 and os.path.basename(argv[1]) == "vllm" else (a0 if os.path.basename(a0) == "vllm" else None)
+    if script and not os.path.isabs(script) and path_env:
+        script = shutil.which(script, path=path_env)
     if script and os.path.isabs(script):
         interp = read_shebang(script)
         if interp:
@@ -460,7 +462,7 @@ def find_servers(proc_root: str | Path = "/proc", path_env: str | None = None) -
         servers.append(_server_record(candidates[pid], root, path_env, [q for q in procs if owner.get(q.pid) == pid]))
     for pid, p in sorted(titled.items()):
         if pid not in owner and pid not in candidates:
-            out["leftovers"].append({"pid": pid, "title": " ".join(p.argv)[:200], "role": child_role(p.argv), "ppid": ppid.get(pid)})
+            out["leftovers"].append({"pid": pid, "title": _title(p.argv), "role": child_role(p.argv), "ppid": ppid.get(pid)})
     return out
 
 
@@ -488,5 +490,9 @@ def _server_record(proc: Proc, root: Path, path_env: str | None, children: Seque
     rec["env_error"] = env_error
     interp, interp_how = interpreter_of(proc.argv, env, root, proc.pid)
     rec["interpreter"] = {"path": interp, "how": interp_how}
-    rec["children"] = [{"pid": c.pid, "role": child_role(c.argv, proc.argv), "title": " ".join(c.argv)[:200]} for c in children]
+    rec["children"] = [{"pid": c.pid, "role": child_role(c.argv, proc.argv), "title": _title(c.argv)} for c in children]
     return rec
+
+
+def _title(argv: Sequence[str]) -> str:
+    return shlex.join(redact_argv(list(argv)))[:200]
