@@ -354,10 +354,10 @@ def _selected_gpus(data: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str]:
             for m in (g.get("mig") or {}).get("devices") or []:
                 if str(m.get("uuid", "")).lower() in wanted:
                     migs.append({**g, "memory": m.get("memory"), "mig_uuid": m.get("uuid")})
-        return migs, f"CUDA_VISIBLE_DEVICES={vis.get('value')} ({vis.get('source')}): MIG slices"
+        return migs, f"MIG slices named by CUDA_VISIBLE_DEVICES={vis.get('value')} in {vis.get('source')}"
     sel = [by_index[i] for i in vis.get("indices") or [] if i in by_index]
     how = "CUDA_VISIBLE_DEVICES unset" if vis.get("value") is None else f"CUDA_VISIBLE_DEVICES={vis.get('value')}"
-    return sel, f"{how} ({vis.get('source')})"
+    return sel, f"{how} in {vis.get('source')}"
 
 
 def _gpu_facts(data: Mapping[str, Any], out: list[Fact]) -> None:
@@ -373,7 +373,7 @@ def _gpu_facts(data: Mapping[str, Any], out: list[Fact]) -> None:
             _add(out, "gpu_count", 0, f"NVML and {how}: no GPU left for vLLM")
         return
     ids = ", ".join(str(g["index"]) for g in sel)
-    _add(out, "gpu_count", len(sel), f"NVML: GPUs {ids} ({how})")
+    _add(out, "gpu_count", len(sel), f"NVML: {'GPUs' if len(sel) > 1 else 'GPU'} {ids} ({how})")
     names = list(dict.fromkeys(g.get("name") for g in sel if g.get("name")))
     if names:
         _add(out, "gpu_name", " + ".join(names), f"nvidia-ml-py: GPU {sel[0]['index']}" if len(names) == 1 else f"nvidia-ml-py: GPUs {ids}")
