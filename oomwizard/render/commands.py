@@ -35,6 +35,9 @@ def canonical(flag: str) -> str:
     """``--max_num_seqs`` -> ``--max-num-seqs``; short aliases to their long names."""
     if flag in ALIASES:
         return ALIASES[flag]
+    head, dot, tail = flag.partition(".")
+    if dot and head in ALIASES:  # -cc.cudagraph_mode
+        return ALIASES[head] + dot + tail
     if flag.startswith("--"):
         head, dot, tail = flag[2:].partition(".")
         return "--" + head.replace("_", "-") + (dot + tail if dot else "")
@@ -94,12 +97,13 @@ class ServeCommand:
         return any(f == c for _, _, f in self._flag_spans())
 
     def remove(self, flag: str) -> None:
+        """Drop ``flag`` in any spelling, and its dotted keys (``--speculative-config.method``) too."""
         c = canonical(flag)
         keep: list[str] = []
         spans = {s: (e, f) for s, e, f in self._flag_spans()}
         i = 0
         while i < len(self.argv):
-            if i in spans and spans[i][1] == c:
+            if i in spans and (spans[i][1] == c or ("." not in c and spans[i][1].startswith(c + "."))):
                 i = spans[i][0]
                 continue
             keep.append(self.argv[i])
@@ -110,6 +114,10 @@ class ServeCommand:
         for opp in opposites(canonical(flag)):
             self.remove(opp)
         c = canonical(flag)
+        if "." not in c:  # a whole value replaces the dotted keys that would be merged into it
+            for _, _, f in self._flag_spans():
+                if f.startswith(c + "."):
+                    self.remove(f)
         new = [flag] if value is None else [flag, value]
         for s, e, f in self._flag_spans():
             if f == c:
@@ -151,9 +159,7 @@ _KNOWN_SWITCHES = {
 
 def _takes_value(name: str, argv: list[str], i: int) -> bool:
     c = canonical(name)
-    if name in _KNOWN_SWITCHES or c in _KNOWN_SWITCHES or c.startswith(_BOOL_PREFIXES):
-        return False
-    return True
+    return not (name in _KNOWN_SWITCHES or c in _KNOWN_SWITCHES or c.startswith(_BOOL_PREFIXES))
 
 
 # --- rendering a fix ---------------------------------------------------------------------------
@@ -218,17 +224,22 @@ def _server_line(variant: Variant, facts: FactSet, used: dict[str, Resolved]) ->
             cmd.remove(flag)
         for flag, value in variant.flags:
             cmd.set(flag, None if value is None else _fill(value, facts, used))
-        return cmd.text()
+        return _bare_placeholders(cmd.text())
     model = facts.value("model")
     argv = ["vllm", "serve", str(model) if model else "<MODEL>"]
     cmd = ServeCommand(argv)
     for flag, value in variant.flags:
         cmd.set(flag, None if value is None else _fill(value, facts, used))
-    text = cmd.text().replace("'<MODEL>'", "<MODEL>")
+    text = _bare_placeholders(cmd.text())
     note = "  # plus your other flags"
     if variant.remove_flags:
         note += "; remove " + " ".join(variant.remove_flags)
     return text + note
+
+
+def _bare_placeholders(text: str) -> str:
+    """``'<MAX_NUM_SEQS>'`` -> ``<MAX_NUM_SEQS>``: a placeholder must look like one, not like a value."""
+    return re.sub(r"'(<[A-Z][A-Z0-9_]*>)'", r"\1", text)
 
 
 def render_fix(fix: Fix, facts: FactSet) -> RenderedFix:

@@ -90,10 +90,19 @@ def default_max_num_seqs(facts: FactSet) -> tuple[int, str]:
         int(facts.value("startup_total_gib") * GIB) if facts.value("startup_total_gib") else None
     )
     name = str(facts.value("gpu_name") or "")
+    if v is not None and v < Version.parse("0.8.0") and engine != "v1":
+        return 256, f"vLLM {v} runs the V0 engine by default (256)"
     if v is not None and v < Version.parse("0.8.4"):
         return 1024, f"vLLM {v} V1 default"
+    if v is not None and v.release == (0, 8, 4):
+        # 0.8.4 chose by name: 1024 only on H100/H200.
+        if not name:
+            return 256, "vLLM 0.8.4 V1 default (1024 on H100/H200)"
+        return (1024 if ("H100" in name or "H200" in name) else 256), "vLLM 0.8.4 V1 default for this GPU"
     if total is None:
         return 256, "V1 default on GPUs under 70 GiB (1024 on larger ones)"
+    if v is not None and v.release == (0, 8, 5):
+        return (1024 if total >= 70 * GIB else 256), "vLLM 0.8.5 V1 default for this GPU"
     big = total >= 70 * GIB and "A100" not in name
     return (1024 if big else 256), "V1 default for this GPU"
 

@@ -1,0 +1,67 @@
+"""A leaf as JSON, text and Markdown: the same content, commands never wrapped, this machine's values."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from oomwizard.engine import Answer, Done, walk
+from oomwizard.facts.model import Fact, FactSet
+from oomwizard.kb.loader import load_kb
+from oomwizard.kb.model import KnowledgeBase
+from oomwizard.render.report import leaf_json, leaf_markdown, leaf_text
+
+BASE = Path(__file__).parent / "kb_broken" / "base"
+
+
+@pytest.fixture(scope="module")
+def kb() -> KnowledgeBase:
+    return load_kb(BASE)[0]
+
+
+def test_json_without_facts_lists_every_variant(kb: KnowledgeBase) -> None:
+    data = leaf_json(kb.leaves["alpha-oom"])
+    assert [(c["fix"], c["applies_to"], c["cost"], c["evidence"]) for c in data["commands"]] == [
+        ("lower-max-num-seqs", ">=0.8", "low", "verified"),
+        ("enforce-eager", ">=0.8,<0.20", "high", "documented"),
+        ("enforce-eager", ">=0.20", "high", "documented"),
+    ]
+    assert "available" not in data["commands"][0] and "path" not in data
+    assert data["sources"] == ["https://github.com/vllm-project/vllm/issues/12529", "https://docs.vllm.ai/en/latest/configuration/conserving_memory/"]
+    assert data["checklist"] == [{"en": "The new log has no out-of-memory error.", "zh": "新日志中不再出现显存不足的报错。", "auto": {"log_absent": "CUDA out of memory"}}]
+    assert data["root_cause"]["status"] == "probable"
+
+
+def test_json_with_facts_and_path(kb: KnowledgeBase) -> None:
+    fs = FactSet.of([Fact("vllm_version", "0.21.0", "log line 3", kind="log"), Fact("max_num_seqs", 512, "log line 9", kind="log")])
+    step = walk(kb, fs, {"symptom": Answer("alpha"), "vllm_version": Answer("0.21.0"), "gpu_arch": Answer("ampere")})
+    assert isinstance(step, Done)
+    data = leaf_json(step.leaf, step.facts, step.path)
+    first = data["commands"][0]
+    assert first["available"] is True and first["missing"] == []
+    assert "--max-num-seqs 256" in first["command"]
+    assert first["values"][0]["name"] == "sampler_max_num_seqs" and first["values"][0]["value"] == "256"
+    assert [c["applies_to"] for c in data["commands"]] == [">=0.8", ">=0.20"]  # the variant for 0.21.0 only
+    assert [p["question"] for p in data["path"]] == ["symptom", "vllm_version", "gpu_arch"]
+
+
+def test_text_keeps_commands_whole_and_wraps_prose(kb: KnowledgeBase) -> None:
+    fs = FactSet.of([Fact("serve_command", "vllm serve " + "org/" + "x" * 60 + " --max-num-seqs 512 --kv-cache-dtype fp8", "ps", kind="process")])
+    text = leaf_text(kb.leaves["alpha-oom"], fs, width=60)
+    command = next(line for line in text.splitlines() if "$ vllm serve org/" in line)
+    assert re.search(r" --max-num-seqs \d+ --kv-cache-dtype fp8$", command) and len(command) > 60
+    assert all(len(line) <= 60 for line in text.splitlines() if "$ " not in line and "http" not in line)
+    zh = leaf_text(kb.leaves["alpha-oom"], None, lang="zh")
+    assert zh.startswith("== alpha 路径放不下 ==") and "验证清单" in zh
+
+
+def test_markdown_carries_the_article_and_sources(kb: KnowledgeBase) -> None:
+    art = kb.article("leaves", "alpha-oom", "en")
+    assert art is not None
+    md = leaf_markdown(kb.leaves["alpha-oom"], lang="en", article=art.body)
+    assert md.startswith("# The alpha path does not fit\n")
+    assert "## What happens" in md and "```bash\nvllm serve <MODEL> --max-num-seqs" in md
+    assert md.index("## What happens") < md.index("## Sources")
+    assert "- <https://github.com/vllm-project/vllm/issues/12529> — An example report" in md
