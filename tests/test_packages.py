@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "machine"))
+
+from fake_site import add_dist, add_torch, make_venv, vllm_site
+
 from oomwizard.facts import metadata_probe
 from oomwizard.facts.packages import (
     Interpreter,
@@ -21,45 +25,6 @@ from oomwizard.facts.packages import (
     vllm_on_path,
     wanted_names,
 )
-
-TORCH_VERSION_PY = """from typing import Optional
-
-__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip', 'xpu']
-__version__ = '{version}'
-debug = False
-cuda: Optional[str] = {cuda}
-git_version = 'a1cb3cc05d46d198467bebbb6e8fba50a325d4e7'
-hip: Optional[str] = {hip}
-xpu: Optional[str] = None
-"""
-
-
-def add_dist(site: Path, name: str, version: str, dirname: str | None = None) -> None:
-    d = site / (dirname or f"{name.replace('-', '_')}-{version}.dist-info")
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: x\n\nlong text\nVersion: 0.0.0\n")
-
-
-def add_torch(site: Path, version: str = "2.8.0+cu128", cuda: str | None = "12.8", hip: str | None = None) -> None:
-    add_dist(site, "torch", version)
-    (site / "torch").mkdir(exist_ok=True)
-    (site / "torch" / "version.py").write_text(
-        TORCH_VERSION_PY.format(version=version, cuda=repr(cuda) if cuda else "None", hip=repr(hip) if hip else "None")
-    )
-
-
-def vllm_site(site: Path) -> Path:
-    site.mkdir(parents=True, exist_ok=True)
-    add_dist(site, "vllm", "0.11.0")
-    add_torch(site)
-    add_dist(site, "triton", "3.4.0")
-    add_dist(site, "flashinfer-python", "0.3.1")
-    add_dist(site, "transformers", "4.56.2")
-    add_dist(site, "nvidia-nccl-cu12", "2.27.3")
-    add_dist(site, "xformers", "0.0.32.post1")
-    add_dist(site, "numpy", "2.2.6")
-    (site / "README.txt").write_text("not a distribution")
-    return site
 
 
 def test_find_versions_from_dist_info(tmp_path):
@@ -131,19 +96,6 @@ def test_pth_path_lines_are_followed_but_code_is_not_run(tmp_path):
 
 
 # --- another interpreter ------------------------------------------------------------------------
-
-
-def make_venv(root: Path, include_system: bool = False) -> tuple[Path, Path]:
-    """A real venv layout around this interpreter (no pip, instant): bin/python + pyvenv.cfg."""
-    base = Path(os.path.realpath(sys.executable))
-    (root / "bin").mkdir(parents=True)
-    py = root / "bin" / "python"
-    py.symlink_to(base)
-    flag = "true" if include_system else "false"
-    (root / "pyvenv.cfg").write_text(f"home = {base.parent}\ninclude-system-site-packages = {flag}\nversion = {sys.version.split()[0]}\n")
-    site = root / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
-    site.mkdir(parents=True)
-    return py, site
 
 
 def test_probe_other_interpreter_reads_its_venv(tmp_path):
