@@ -1,0 +1,216 @@
+"""Numbers for the start-up profiling leaves: a token budget that fits, multimodal limits.
+
+vLLM sizes the KV cache after one dummy forward pass of ``max_num_batched_tokens`` tokens (V1), and
+for multimodal models after running the encoder on the largest inputs ``limit_mm_per_prompt`` and
+the processor allow. When that pass itself runs out of memory, the activations that scale with the
+token count are what must shrink; each calculation shows its arithmetic from the facts it used.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ...facts.model import FactSet
+from ...i18n import Text
+from ...versions import Version
+from ..numbers import GIB, MIB, Computed, calc, floor_to
+
+MIN_TOKENS = 512
+"""Below this the pass no longer fits a useful prefill chunk; the problem is elsewhere (weights, TP)."""
+
+SAFETY = 0.8
+"""Scale the failing allocation to 80 % of the free memory: other tensors of the pass shrink too,
+but the one that failed is rarely the only one alive."""
+
+QWEN_VL_PIXELS_PER_TOKEN = 28 * 28
+"""Qwen2-VL / Qwen2.5-VL: 14-pixel patches merged 2 x 2, so one vision token covers 28 x 28 pixels."""
+
+QWEN_VL_MAX_TOKENS_PER_IMAGE = 16384
+"""The worst case vLLM profiles per image for Qwen2.5-VL by default (its profiling warning says so)."""
+
+TARGET_TOKENS_PER_IMAGE = 4096
+"""About 3.2 megapixels (1792 x 1792) for Qwen-VL: larger than most real inputs, a quarter of the
+worst case that start-up profiles by default. Operators with bigger images raise it."""
+
+
+def _int(facts: FactSet, name: str) -> int | None:
+    value = facts.value(name)
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _src(facts: FactSet, *names: str) -> str:
+    return "; ".join(f"{n} = {f.value} ({f.source})" for n in names if (f := facts.get(n)) is not None)
+
+
+def current_batched_tokens(facts: FactSet) -> tuple[int, Text] | None:
+    """The profiling pass's token count: the flag, else the engine's default for this GPU."""
+    n = _int(facts, "max_num_batched_tokens")
+    if n:
+        s = _src(facts, "max_num_batched_tokens")
+        return n, Text(f"max_num_batched_tokens = {n:,} ({s})", f"max_num_batched_tokens = {n:,}（{s}）")
+    if facts.value("engine") == "v0":
+        mml = _int(facts, "max_model_len")
+        if not mml:
+            return None
+        n = max(mml, 2048)
+        return n, Text(
+            f"V0 without chunked prefill profiles max(max_model_len, 2048) = {n:,} tokens",
+            f"V0 未开启分块 prefill 时按 max(max_model_len, 2048) = {n:,} 个 token 做分析",
+        )
+    total = _int(facts, "gpu_mem_total_bytes") or _int(facts, "oom_total_bytes")
+    v = Version.try_parse(facts.value("vllm_version"))
+    if total is None:
+        return None
+    n = 8192 if total >= 70 * GIB else 2048
+    if v is not None and v >= Version.parse("0.33.0") and total >= 160 * GIB:
+        n = 16384
+    return n, Text(
+        f"max_num_batched_tokens = {n:,} (the V1 default for a {total / GIB:.0f} GiB GPU)",
+        f"max_num_batched_tokens = {n:,}（{total / GIB:.0f} GiB GPU 上的 V1 默认值）",
+    )
+
+
+@calc(
+    "profile_max_num_batched_tokens",
+    Text("A token budget whose profiling pass fits", "内存分析放得下的 token 预算"),
+    "<TOKENS>",
+)
+def profile_max_num_batched_tokens(facts: FactSet) -> Computed | None:
+    """Scale the token count so the allocation that failed fits in 80 % of what was free.
+
+    Activations of the dummy pass grow linearly with its tokens, so the failed tensor shrinks by
+    the same factor. Without the OOM's numbers, halve. Never below max_num_seqs or 512.
+    """
+    cur = current_batched_tokens(facts)
+    if cur is None:
+        return None
+    tokens, tokens_why = cur
+    requested = _int(facts, "oom_requested_bytes")
+    free = _int(facts, "oom_free_bytes")
+    floor_at = max(MIN_TOKENS, _int(facts, "max_num_seqs") or 0)
+    if requested and free is not None and requested > free:
+        ratio = free * SAFETY / requested
+        new = max(floor_at, floor_to(tokens * ratio, 256))
+        if new >= tokens:
+            return None
+        return Computed(
+            str(new),
+            Text(
+                f"{tokens_why.en}; the pass asked for {requested / MIB:,.0f} MiB with {free / MIB:,.0f} MiB free "
+                f"({_src(facts, 'oom_requested_bytes', 'oom_free_bytes')}); activations scale with tokens, so "
+                f"{tokens:,} x {SAFETY:.0%} x free / requested = {tokens * ratio:,.0f}, rounded down to {new:,} "
+                f"(never below {floor_at}).",
+                f"{tokens_why.zh}；分析时申请 {requested / MIB:,.0f} MiB，空闲 {free / MIB:,.0f} MiB"
+                f"（{_src(facts, 'oom_requested_bytes', 'oom_free_bytes')}）；激活随 token 数线性变化，因此 "
+                f"{tokens:,} x {SAFETY:.0%} x 空闲 / 申请 = {tokens * ratio:,.0f}，向下取整为 {new:,}（不低于 {floor_at}）。",
+            ),
+            ("max_num_batched_tokens", "oom_requested_bytes", "oom_free_bytes"),
+        )
+    new = max(floor_at, floor_to(tokens // 2, 256))
+    if new >= tokens:
+        return None
+    return Computed(
+        str(new),
+        Text(
+            f"{tokens_why.en}; without the OOM's figures, halve it: {new:,} (never below {floor_at}).",
+            f"{tokens_why.zh}；缺少 OOM 报错中的数字，先减半：{new:,}（不低于 {floor_at}）。",
+        ),
+        ("max_num_batched_tokens",),
+    )
+
+
+def image_limit(facts: FactSet) -> tuple[int, str] | None:
+    """The image count in limit_mm_per_prompt, in any of its spellings (JSON, dotted, key=value)."""
+    raw = facts.value("limit_mm_per_prompt")
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and "image" in data:
+        value = data["image"]
+        if isinstance(value, dict):
+            value = value.get("count")
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value, text
+        return None
+    m = re.search(r"image\s*[=:]\s*(\d+)", text)
+    return (int(m.group(1)), text) if m else None
+
+
+@calc(
+    "mm_image_limit",
+    Text("Images per prompt that the profiling pass can hold", "内存分析能容纳的每个 prompt 图片数"),
+    "<IMAGES>",
+)
+def mm_image_limit(facts: FactSet) -> Computed | None:
+    """Half the current image limit; without one, as many worst-case images as max_model_len holds."""
+    cur = image_limit(facts)
+    if cur is not None and cur[0] > 1:
+        n, text = cur
+        new = max(1, n // 2)
+        return Computed(
+            str(new),
+            Text(
+                f"limit_mm_per_prompt = {text} ({facts.get('limit_mm_per_prompt').source}); the encoder is profiled on "
+                f"{n} maximum-size images, so half as many, {new}, halves that pass.",
+                f"limit_mm_per_prompt = {text}（{facts.get('limit_mm_per_prompt').source}）；编码器按 {n} 张最大尺寸的图片做分析，"
+                f"减半为 {new} 张，这部分分析的开销也减半。",
+            ),
+            ("limit_mm_per_prompt",),
+        )
+    mml = _int(facts, "max_model_len")
+    if mml:
+        new = max(1, mml // QWEN_VL_MAX_TOKENS_PER_IMAGE)
+        return Computed(
+            str(new),
+            Text(
+                f"max_model_len = {mml:,} ({_src(facts, 'max_model_len')}); a worst-case Qwen2.5-VL image is "
+                f"{QWEN_VL_MAX_TOKENS_PER_IMAGE:,} tokens, so {new} fit in one prompt.",
+                f"max_model_len = {mml:,}（{_src(facts, 'max_model_len')}）；Qwen2.5-VL 最坏情况下一张图为 "
+                f"{QWEN_VL_MAX_TOKENS_PER_IMAGE:,} 个 token，因此一个 prompt 能容纳 {new} 张。",
+            ),
+            ("max_model_len",),
+        )
+    return None
+
+
+@calc(
+    "mm_max_pixels",
+    Text("A max_pixels that bounds each image's tokens (Qwen-VL processors)", "限制每张图 token 数的 max_pixels（Qwen-VL 处理器）"),
+    "<PIXELS>",
+)
+def mm_max_pixels(facts: FactSet) -> Computed | None:
+    """Pixels such that the allowed images plus some text fit in max_model_len: tokens x 28 x 28."""
+    mml = _int(facts, "max_model_len")
+    if not mml:
+        return None
+    cur = image_limit(facts)
+    images = cur[0] if cur is not None and cur[0] > 0 else 1
+    tokens = min(TARGET_TOKENS_PER_IMAGE, mml // (images + 1))
+    tokens = floor_to(tokens, 64) if tokens >= 64 else tokens
+    if tokens < 4:
+        return None
+    pixels = tokens * QWEN_VL_PIXELS_PER_TOKEN
+    return Computed(
+        str(pixels),
+        Text(
+            f"max_model_len = {mml:,} shared by {images} image(s) and at least as much text: "
+            f"{mml:,} / ({images} + 1) = {mml // (images + 1):,} tokens per image, {tokens:,} after rounding and the "
+            f"{TARGET_TOKENS_PER_IMAGE:,}-token cap (about 3.2 megapixels; raise it if your images are larger); "
+            f"x 28 x 28 pixels per token = {pixels:,}.",
+            f"max_model_len = {mml:,}，由 {images} 张图片和至少同样多的文本共享：{mml:,} / ({images} + 1) = "
+            f"{mml // (images + 1):,} 个 token 每张图，取整并限制在 {TARGET_TOKENS_PER_IMAGE:,} 以内（约 320 万像素；"
+            f"如果你的图片更大可以调高）为 {tokens:,}；"
+            f"每个 token 28 x 28 像素，得 {pixels:,}。",
+        ),
+        ("max_model_len", "limit_mm_per_prompt"),
+    )
