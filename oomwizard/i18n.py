@@ -137,7 +137,7 @@ UI: dict[str, Text] = {
     "tui.machine.label": Text("This machine", "本机"),
     "tui.machine.detecting": Text("reading GPUs, packages and environment…", "正在读取 GPU、软件包和环境…"),
     "tui.machine.failed": Text("could not be read: {error}", "读取失败：{error}"),
-    "tui.machine.no_gpu": Text("no NVIDIA GPU found (NVML unavailable)", "未找到 NVIDIA GPU（NVML 不可用）"),
+    "tui.machine.no_gpu": Text("no NVIDIA GPU readable (NVML unavailable)", "无法读取 NVIDIA GPU（NVML 不可用）"),
     "tui.machine.replayed": Text("from {file}", "来自 {file}"),
     "tui.machine.redetect": Text("Detect again", "重新检测"),
     "tui.reading": Text("Reading {what}…", "正在读取 {what}…"),

@@ -18,7 +18,7 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TextIO
 
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -324,13 +324,19 @@ def run_tui(opts: LaunchOptions) -> int:
             print(f"  {p}", file=sys.stderr)
         return Exit.KB_INVALID
     app = WizardApp(opts, kb=kb)
-    outcome = app.run(inline=opts.inline, inline_no_clear=False, mouse=not opts.inline)
+    outcome = app.run(inline=opts.inline, mouse=not opts.inline)
     if outcome is None:
+        # Textual already printed the traceback of a crash; say nothing more.
         return Exit.ERROR if app.return_code else Exit.OK
+    print_outcome(outcome, opts.lang, sys.stdout, sys.stderr)
+    return int(outcome.code)
+
+
+def print_outcome(outcome: Outcome, lang: str, out: TextIO, err: TextIO, width: int | None = None) -> None:
+    """After the screen is restored: the fix (if the wizard ended on one) into the scrollback."""
     if outcome.done is not None:
         done = outcome.done
-        sys.stdout.write("\n" + leaf_text(done.leaf, done.facts, done.path, opts.lang, width=_width()))
+        out.write("\n" + leaf_text(done.leaf, done.facts, done.path, lang, width=width or _width()))
     for path in outcome.saved:
-        print(ui("tui.save.done", opts.lang, path=path), file=sys.stderr)
-    sys.stdout.flush()
-    return int(outcome.code)
+        print(ui("tui.save.done", lang, path=path), file=err)
+    out.flush()

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..facts.catalog import CATALOG
 from ..facts.model import Fact, FactSet
-from ..i18n import ui
+from ..i18n import Text, ui
 from ..logs.model import Diagnosis
 from ..versions import Version
 
@@ -32,12 +32,20 @@ class MachineResult:
 
     facts: FactSet
     replayed_from: str | None = None
-    warnings: list[str] = field(default_factory=list)
+    notes: list[dict[str, str]] = field(default_factory=list)
+    """Detection's remarks (``{"code", "level", "en", "zh"}``), as the machine report keeps them."""
+    nvml_reason: Text | None = None
+    """Why NVML could not be read, when it could not (no driver, no permission, …)."""
 
     @property
     def has_gpu(self) -> bool:
         count = self.facts.value("gpu_count")
         return bool(count) or self.facts.get("gpu_name") is not None
+
+    def remarks(self, lang: str, levels: tuple[str, ...] = ("warning", "problem")) -> list[str]:
+        """Detection's warnings and problems in ``lang``, for the facts screen."""
+        key = "zh" if lang == "zh" else "en"
+        return [str(n.get(key) or n.get("en") or "") for n in self.notes if n.get("level") in levels]
 
 
 @dataclass
@@ -68,20 +76,22 @@ def _diagnose_text(text: str, name: str) -> Diagnosis:
         raise InputProblem(str(e)) from None
 
 
-def _report_warnings(report: Any) -> list[str]:
-    """Detection reports may carry notes about what could not be read; take them if present."""
-    for attr in ("warnings", "problems", "errors", "notes"):
-        value = getattr(report, attr, None)
-        if isinstance(value, (list, tuple)):
-            return [str(v) for v in value]
-    return []
+def result_from_report(report: Any, replayed_from: str | None = None) -> MachineResult:
+    """A :class:`~oomwizard.facts.machine.MachineReport` as the frontends need it."""
+    data = getattr(report, "data", None) or {}
+    notes = [n for n in data.get("notes") or [] if isinstance(n, dict)]
+    nvml = data.get("nvml") or {}
+    reason = None
+    if isinstance(nvml, dict) and nvml and not nvml.get("available", True):
+        en = str(nvml.get("reason") or "NVML unavailable")
+        reason = Text(en, str(nvml.get("reason_zh") or en))
+    return MachineResult(report.facts, replayed_from, notes, reason)
 
 
 def _detect_machine(python: str | None) -> MachineResult:
     from ..facts.machine import detect_machine
 
-    report = detect_machine(python=python)
-    return MachineResult(report.facts, None, _report_warnings(report))
+    return result_from_report(detect_machine(python=python))
 
 
 def _replay_machine(path: str) -> MachineResult:
@@ -92,11 +102,13 @@ def _replay_machine(path: str) -> MachineResult:
             data = json.load(fh)
     except (OSError, ValueError) as e:
         raise InputProblem(f"cannot read machine description {path}: {e}") from None
+    if not isinstance(data, dict):
+        raise InputProblem(f"{path} is not a saved `oomwizard detect --format json` report")
     try:
         report = MachineReport.from_json(data)
-    except (KeyError, TypeError, ValueError) as e:
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise InputProblem(f"{path} is not a saved `oomwizard detect --format json` report: {e}") from None
-    return MachineResult(report.facts, path, _report_warnings(report))
+    return result_from_report(report, path)
 
 
 def default_sources() -> Sources:
@@ -167,6 +179,8 @@ def machine_summary(result: MachineResult, lang: str) -> str:
         if total:
             gpu += f" ({format_value('gpu_mem_total_bytes', total)})"
         parts.append(gpu)
+    elif result.nvml_reason is not None:
+        parts.append(result.nvml_reason(lang))
     else:
         parts.append(ui("tui.machine.no_gpu", lang))
     for name, label in (("vllm_version", "vLLM"), ("torch_version", "torch"), ("driver_version", "driver")):

@@ -115,7 +115,9 @@ def h200_machine() -> MachineResult:
 def no_gpu_machine() -> MachineResult:
     return MachineResult(
         FactSet.of([Fact("in_container", False, "/proc", kind="machine")]),
-        warnings=["NVML: libnvidia-ml.so.1 not found"],
+        nvml_reason=Text(
+            "no NVIDIA driver here: libnvidia-ml.so.1 was not found", "这里没有 NVIDIA 驱动：找不到 libnvidia-ml.so.1"
+        ),
     )
 
 

@@ -43,6 +43,13 @@ class TitleBar(Static):
         self.update(Content.assemble(("oomwizard", "bold"), " · ", title))
 
 
+def steady_cursors(screen: Screen[None] | ModalScreen[None]) -> None:
+    """No blinking cursors when headless, so screenshots and snapshots are the same every time."""
+    if screen.app.is_headless:
+        for widget in screen.query("Input, TextArea"):
+            widget.cursor_blink = False  # type: ignore[attr-defined]
+
+
 class WizardScreen(Screen[None]):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -57,6 +64,10 @@ class WizardScreen(Screen[None]):
     def t(self, key: str, **fmt: object) -> str:
         return self.wizard.t(key, **fmt)
 
+    def on_mount(self) -> None:
+        # Textual also calls the subclasses' on_mount; this one runs after theirs.
+        steady_cursors(self)
+
 
 class WizardModal(ModalScreen[None]):
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -69,3 +80,7 @@ class WizardModal(ModalScreen[None]):
 
     def t(self, key: str, **fmt: object) -> str:
         return self.wizard.t(key, **fmt)
+
+    def on_mount(self) -> None:
+        # Textual also calls the subclasses' on_mount; this one runs after theirs.
+        steady_cursors(self)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -56,8 +57,9 @@ class FactsScreen(WizardScreen, FactsAware):
     def on_mount(self) -> None:
         self.ready = True
         table = self.query_one("#facts-table", DataTable)
-        table.add_column(self.t("tui.facts.name"), key="name")
-        table.add_column(self.t("tui.facts.value"), key="value")
+        # Fixed widths keep the table inside 80 columns; Enter shows a long value in full.
+        table.add_column(self.t("tui.facts.name"), key="name", width=24)
+        table.add_column(self.t("tui.facts.value"), key="value", width=20)
         table.add_column(self.t("tui.facts.source"), key="source")
         self.query_one("#fact-editor").display = False
         self.facts_changed()
@@ -79,7 +81,7 @@ class FactsScreen(WizardScreen, FactsAware):
             )
         elif m.result is not None:
             text = machine_summary(m.result, w.lang)
-            warn = "".join(f"\n  ! {_flat(x)}" for x in m.result.warnings)
+            warn = "".join(f"\n  ! {_flat(x)}" for x in m.result.remarks(w.lang))
             line = Content.assemble((f"{self.t('tui.machine.label')}: ", "bold"), text, warn)
         else:
             line = Content("")
@@ -102,13 +104,13 @@ class FactsScreen(WizardScreen, FactsAware):
                 )
                 source += "  " + self.t("tui.facts.other", others=alt)
             table.add_row(
-                Content(fact_title(f.name, w.lang)),
-                Content.assemble((_flat(format_value(f.name, f.value, w.lang)), "bold")),
-                Content(source),
+                Text(fact_title(f.name, w.lang), overflow="ellipsis"),
+                Text(_flat(format_value(f.name, f.value, w.lang)), style="bold", overflow="ellipsis"),
+                Text(source),
                 key=f.name,
             )
         if not facts:
-            table.add_row(Content(self.t("tui.facts.none")), Content(""), Content(""), key="__none__")
+            table.add_row(Text(self.t("tui.facts.none")), Text(""), Text(""), key="__none__")
         if current is not None and current in w.session.facts:
             table.move_cursor(row=table.get_row_index(current))
 

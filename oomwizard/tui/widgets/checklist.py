@@ -14,7 +14,11 @@ from textual.widgets import Static
 class ChecklistItem(Static, can_focus=True):
     """``[x] text``; space or Enter toggles. ``auto`` marks items a tool can check from the next log."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("space,enter", "toggle", "Toggle", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("space,enter", "toggle", "Toggle", show=False),
+        Binding("down,j", "app.focus_next", show=False),
+        Binding("up,k", "app.focus_previous", show=False),
+    ]
 
     DEFAULT_CSS = """
     ChecklistItem {

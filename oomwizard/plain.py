@@ -1,0 +1,283 @@
+"""Plain mode: the same walk as the full-screen wizard, as simple prompts (``--plain``, ``TERM=dumb``).
+
+For terminals where a full-screen interface is a nuisance or impossible: a serial console, an
+Emacs shell, a screen reader, a recorded session. Each question comes with the suggested answer as
+the default and the place it came from; "back" and "why we ask" are always offered. On a dumb
+terminal the choices are numbered and typed, because arrow-key menus need cursor movement.
+Ctrl+C (or Ctrl+D) at any prompt cancels cleanly with exit code 130.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from .engine import UNKNOWN, Ask, Done
+from .exitcodes import Exit
+from .facts.model import FactSet
+from .i18n import ui
+from .kb.model import KnowledgeBase, Question
+from .launch import LaunchOptions
+from .logs.model import Diagnosis
+from .render.report import leaf_text
+from .render.safe_text import printable
+from .session import Session
+from .tui.inputs import InputProblem, MachineResult, Sources, default_sources, machine_summary
+from .versions import Version
+
+BACK = "__back__"
+HELP = "__help__"
+NONE = "__none__"
+WIDTH = 80
+
+
+def _flat(text: str) -> str:
+    return " ".join(printable(text).split())
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def diagnosis_summary(diag: Diagnosis, kb: KnowledgeBase, lang: str) -> str:
+    """The ranked scenarios with their strongest evidence, in 80 columns."""
+    try:
+        from .render.diagnosis import diagnosis_text
+
+        return diagnosis_text(diag, lang)
+    except ImportError:
+        pass
+    out = [f"== {ui('tui.diag.title', lang)} ({_flat(', '.join(diag.inputs))}) =="]
+    if not diag.matches:
+        out.append(ui("tui.diag.none", lang))
+    for m in diag.matches:
+        sc = kb.scenarios.get(m.scenario)
+        title = sc.title(lang) if sc else m.scenario
+        out.append(f"{round(m.score * 100):>3}%  {title}  [{m.scenario}]")
+        for ev in m.evidence[:2]:
+            out.append("      " + _short(f"{_flat(ev.file)}:{ev.line}  {_flat(ev.text)}", WIDTH - 6))
+    for w in diag.warnings:
+        out.append(f"  ! {_flat(w)}")
+    return "\n".join(out) + "\n"
+
+
+class PlainWizard:
+    """One walk in plain prompts. ``prompt_kwargs`` (``input``/``output``) let tests drive it."""
+
+    def __init__(
+        self,
+        opts: LaunchOptions,
+        kb: KnowledgeBase,
+        sources: Sources,
+        *,
+        out: TextIO,
+        err: TextIO,
+        prompt_kwargs: dict[str, Any] | None = None,
+        numbered: bool | None = None,
+    ) -> None:
+        self.opts = opts
+        self.kb = kb
+        self.lang = opts.lang
+        self.sources = sources
+        self.out = out
+        self.err = err
+        self.prompt_kwargs = dict(prompt_kwargs or {})
+        term = os.environ.get("TERM", "")
+        self.numbered = numbered if numbered is not None else term in ("", "dumb")
+        self.session = Session(kb, FactSet(), lang=self.lang)
+        self.diagnosis: Diagnosis | None = None
+
+    def t(self, key: str, **fmt: object) -> str:
+        return ui(key, self.lang, **fmt)
+
+    # --- inputs --------------------------------------------------------------------------------
+
+    def _machine(self) -> MachineResult | None:
+        path = self.opts.effective_machine()
+        if not path:
+            print(self.t("tui.plain.detecting"), file=self.err, flush=True)
+        try:
+            return self.sources.replay_machine(path) if path else self.sources.detect_machine(self.opts.python)
+        except InputProblem as e:
+            print(f"oomwizard: {e}", file=self.err)
+        except Exception as e:  # detection must never stop the wizard
+            print(f"oomwizard: {self.t('tui.machine.failed', error=f'{type(e).__name__}: {e}')}", file=self.err)
+        return None
+
+    def gather(self) -> int | None:
+        """Read the logs and the machine; an exit code if a named input cannot be read."""
+        logs = self.opts.effective_logs()
+        if logs:
+            try:
+                self.diagnosis = self.sources.diagnose_paths(logs)
+            except InputProblem as e:
+                print(f"oomwizard: {e}", file=self.err)
+                return Exit.INPUT
+            self.out.write(diagnosis_summary(self.diagnosis, self.kb, self.lang) + "\n")
+            self.out.flush()
+        machine = self._machine()
+        facts = FactSet()
+        if machine is not None:
+            facts.update(machine.facts)
+            print(f"{self.t('tui.machine.label')}: {machine_summary(machine, self.lang)}", file=self.err)
+        if self.diagnosis is not None:
+            facts.update(self.diagnosis.facts)
+        facts.update(self.opts.overrides)
+        self.session.facts = facts
+        return None
+
+    # --- prompts -------------------------------------------------------------------------------
+
+    def _select(self, message: str, choices: list[tuple[str, str]], default: str | None, instruction: str) -> str:
+        import questionary
+
+        if self.numbered:
+            return self._numbered(message, choices, default, instruction)
+        items = [questionary.Choice(title, value=value) for title, value in choices]
+        answer = questionary.select(
+            message,
+            choices=items,
+            default=default,
+            instruction=instruction or None,
+            use_jk_keys=False,
+            **self.prompt_kwargs,
+        ).unsafe_ask()
+        return str(answer)
+
+    def _numbered(self, message: str, choices: list[tuple[str, str]], default: str | None, instruction: str) -> str:
+        import questionary
+
+        lines = [message] + [f"  {i}. {title}" for i, (title, _) in enumerate(choices, 1)]
+        print("\n".join(lines), file=self.out, flush=True)
+        values = [v for _, v in choices]
+        default_n = str(values.index(default) + 1) if default in values else ""
+
+        def valid(text: str) -> bool | str:
+            return (text.strip().isdigit() and 1 <= int(text) <= len(values)) or f"1-{len(values)}"
+
+        raw = questionary.text(instruction or "#", default=default_n, validate=valid, **self.prompt_kwargs).unsafe_ask()
+        return values[int(str(raw).strip()) - 1]
+
+    def _text(self, message: str, default: str, instruction: str, validate: Callable[[str], bool | str]) -> str:
+        import questionary
+
+        return str(
+            questionary.text(
+                message, default=default, instruction=instruction, validate=validate, **self.prompt_kwargs
+            ).unsafe_ask()
+        )
+
+    # --- the walk ------------------------------------------------------------------------------
+
+    def choose_scenario(self) -> None:
+        diag = self.diagnosis
+        if diag is None or len(diag.matches) < 2:
+            return
+        choices = []
+        for m in diag.matches:
+            sc = self.kb.scenarios.get(m.scenario)
+            choices.append((f"{round(m.score * 100):>3}%  {sc.title(self.lang) if sc else m.scenario}", m.scenario))
+        choices.append((self.t("tui.plain.none_of_these"), NONE))
+        picked = self._select(self.t("tui.plain.which_scenario"), choices, diag.matches[0].scenario, "")
+        if picked == NONE:
+            self.session.facts.remove("diagnosis")
+        elif picked != diag.matches[0].scenario:
+            self.session.override("diagnosis", picked)
+
+    def ask(self, step: Ask) -> Ask | Done:
+        q = step.question
+        sug = step.suggestion
+        source = f"{self.t('tui.q.suggested')}: {_flat(sug.source)}" if sug is not None else ""
+        if q.kind == "version":
+            return self._ask_version(step, sug.answer if sug else "", source)
+        choices = []
+        for c in q.choices:
+            mark = "★ " if sug is not None and c.id == sug.answer else ""
+            choices.append((mark + c.label(self.lang), c.id))
+        if self.session.order:
+            choices.append((self.t("tui.plain.back"), BACK))
+        choices.append((self.t("tui.plain.help"), HELP))
+        default = sug.answer if sug is not None else q.unknown
+        picked = self._select(q.text(self.lang), choices, default, _short(source, WIDTH - 4))
+        return self._apply(step, picked)
+
+    def _ask_version(self, step: Ask, default: str, source: str) -> Ask | Done:
+        q = step.question
+        words = {"back": BACK, "help": HELP, "?": HELP, "unknown": UNKNOWN, "don't know": UNKNOWN}
+
+        def valid(text: str) -> bool | str:
+            t = text.strip().lower()
+            if t in words or Version.try_parse(t.removeprefix("v")) is not None:
+                return True
+            return self.t("tui.q.bad_version", value=text.strip())
+
+        instruction = self.t("tui.plain.version_instruction")
+        if source:
+            print(f"  {_short(source, WIDTH - 2)}", file=self.out, flush=True)
+        raw = self._text(q.text(self.lang), default, instruction, valid).strip()
+        picked = words.get(raw.lower(), raw.removeprefix("v") if raw[:1] in "vV" and raw[1:2].isdigit() else raw)
+        return self._apply(step, picked)
+
+    def _apply(self, step: Ask, picked: str) -> Ask | Done:
+        if picked == BACK:
+            return self.session.back()
+        if picked == HELP:
+            self.help(step.question)
+            return self.session.current()
+        if step.suggestion is not None and picked == step.suggestion.answer:
+            return self.session.accept()
+        return self.session.answer(step.question.id, picked)
+
+    def help(self, q: Question) -> None:
+        art = self.kb.article("questions", q.id, self.lang)
+        text = art.body if art is not None else self.t("tui.help.none")
+        title = art.title if art is not None and art.title else self.t("tui.help")
+        print(f"\n-- {self.t('tui.help')}: {title} --\n{text.strip()}\n", file=self.out, flush=True)
+
+    def run(self) -> int:
+        code = self.gather()
+        if code is not None:
+            return code
+        self.choose_scenario()
+        step = self.session.current()
+        while isinstance(step, Ask):
+            step = self.ask(step)
+        width = WIDTH - 2
+        self.out.write("\n" + leaf_text(step.leaf, step.facts, step.path, self.lang, width=width))
+        self.out.flush()
+        return Exit.OK
+
+
+def run_plain(
+    opts: LaunchOptions,
+    *,
+    kb: KnowledgeBase | None = None,
+    sources: Sources | None = None,
+    prompt_kwargs: dict[str, Any] | None = None,
+    numbered: bool | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    if kb is None:
+        from .kb.loader import get_kb
+        from .kb.yamlsrc import KBError
+
+        try:
+            kb = get_kb()
+        except KBError as e:
+            print("oomwizard: the knowledge base is broken; run `oomwizard lint` for details:", file=err)
+            for p in e.problems[:20]:
+                print(f"  {p}", file=err)
+            return Exit.KB_INVALID
+    wizard = PlainWizard(
+        opts, kb, sources or default_sources(), out=out, err=err, prompt_kwargs=prompt_kwargs, numbered=numbered
+    )
+    try:
+        return wizard.run()
+    except (KeyboardInterrupt, EOFError):
+        print("\n" + ui("tui.plain.cancelled", opts.lang), file=err)
+        return Exit.CANCELLED

@@ -1,0 +1,564 @@
+"""The full-screen wizard driven with the keyboard only, on the fixture knowledge base.
+
+Inputs are stand-ins (a diagnosed sampler warm-up log, an H200 machine) so each test walks a known
+path; the screens, the session and the rendering underneath are the real ones.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from snapshot_apps.pilot import press, run_async, screen_text, settle
+from snapshot_apps.stand_ins import (
+    HOSTILE_LINE,
+    StandIns,
+    fixture_kb,
+    make_app,
+    no_gpu_machine,
+)
+from textual.widgets import DataTable, Input, Markdown, OptionList, TabbedContent, TextArea
+
+from oomwizard.engine import Ask, Done
+from oomwizard.exitcodes import Exit
+from oomwizard.tui.app import Outcome, WizardApp, print_outcome
+from oomwizard.tui.screens.diagnosis import DiagnosisScreen
+from oomwizard.tui.screens.facts import FactsScreen
+from oomwizard.tui.screens.help import HelpScreen
+from oomwizard.tui.screens.leaf import LeafScreen
+from oomwizard.tui.screens.question import QuestionScreen
+from oomwizard.tui.screens.save import SaveScreen
+from oomwizard.tui.screens.welcome import WelcomeScreen
+from oomwizard.tui.widgets.checklist import ChecklistItem
+from oomwizard.tui.widgets.commands import CommandBlock, FixCard
+
+SIZE = (80, 24)
+LOG = __file__  # any readable file: the stand-in diagnosis does not read it
+
+
+def question_id(app: WizardApp) -> str | None:
+    step = app.session.current()
+    return step.question.id if isinstance(step, Ask) else None
+
+
+async def to_questions(pilot) -> None:  # type: ignore[no-untyped-def]
+    """From start-up with a log: wait for the diagnosis, continue with the best match."""
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, DiagnosisScreen)
+    await press(pilot, "enter")
+    assert isinstance(pilot.app.screen, QuestionScreen)
+
+
+async def enter_until_leaf(pilot, limit: int = 10) -> LeafScreen:  # type: ignore[no-untyped-def]
+    for _ in range(limit):
+        if isinstance(pilot.app.screen, LeafScreen):
+            break
+        await press(pilot, "enter")
+    screen = pilot.app.screen
+    assert isinstance(screen, LeafScreen), screen
+    return screen
+
+
+# --- the main path ----------------------------------------------------------------------------
+
+
+@run_async
+async def test_enter_on_every_suggestion_reaches_the_leaf_with_this_machines_numbers() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        asked = []
+        while isinstance(app.screen, QuestionScreen):
+            step = app.session.current()
+            assert isinstance(step, Ask)
+            assert step.suggestion is not None, f"{step.question.id} has no suggestion"
+            asked.append(step.question.id)
+            await press(pilot, "enter")
+        leaf = app.screen
+        assert isinstance(leaf, LeafScreen)
+        assert leaf.done.leaf.id == "sampler-warmup"
+        assert asked == ["symptom", "vllm_version", "engine", "gpu_arch"]
+        assert [s.how for s in leaf.done.path] == ["accepted"] * 4
+        assert leaf.done.path[-1].source == "NVML"
+        # The first fix is applied to the command line the log recorded, with the halved value.
+        first = leaf.query_one("#fix-1", FixCard)
+        block = first.query_one(CommandBlock)
+        assert "--max-num-seqs 512" in block.script
+        assert "--max-num-seqs 1024" not in block.script
+        assert "512" in screen_text(app) and "dummy requests" in screen_text(app)
+
+
+@run_async
+async def test_a_changed_answer_takes_another_branch() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        options = app.screen.query_one("#choices", OptionList)
+        assert options.highlighted == 0  # the suggestion (sampler) is pre-selected
+        await press(pilot, "down", "enter")  # max_model_len does not fit, against the log
+        assert question_id(app) == "vllm_version"
+        screen = await enter_until_leaf(pilot)
+        assert screen.done.leaf.id == "kv-cache-too-small"
+        assert screen.done.path[0].how == "answered"
+        assert screen.done.path[0].answer == "kv_too_small"
+        # the context length is computed from the KV cache size the log printed
+        assert "--max-model-len 1302528" in screen.query_one(CommandBlock).script
+
+
+@run_async
+async def test_back_from_a_question_and_from_the_leaf() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        await press(pilot, "enter", "enter")
+        assert question_id(app) == "engine"
+        await press(pilot, "b")
+        assert question_id(app) == "vllm_version"
+        await press(pilot, "escape")
+        assert question_id(app) == "symptom"
+        await press(pilot, "b")  # nothing answered: back to the diagnosis
+        assert isinstance(app.screen, DiagnosisScreen)
+        await press(pilot, "enter")
+        await enter_until_leaf(pilot)
+        await press(pilot, "b")
+        assert isinstance(app.screen, QuestionScreen)
+        assert question_id(app) == "gpu_arch"
+        assert "gpu_arch" not in app.session.answers
+
+
+@run_async
+async def test_help_shows_why_we_ask() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        await press(pilot, "question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        assert app.screen.question.id == "symptom"
+        markdown = app.screen.query_one(Markdown)
+        assert "decides which branch" in markdown.source
+        await press(pilot, "escape")
+        assert isinstance(app.screen, QuestionScreen)
+        assert question_id(app) == "symptom"
+
+
+@run_async
+async def test_accept_all_stops_at_the_leaf_when_everything_is_suggested() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        await press(pilot, "a")
+        assert isinstance(app.screen, LeafScreen)
+        assert app.screen.done.leaf.id == "sampler-warmup"
+
+
+# --- versions, facts -------------------------------------------------------------------------
+
+
+@run_async
+async def test_version_input_validates_and_q_types_instead_of_quitting() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        await press(pilot, "enter")
+        assert question_id(app) == "vllm_version"
+        box = app.screen.query_one("#version-input", Input)
+        assert box.value == "0.11.0"  # pre-filled from the log
+        box.value = ""
+        await press(pilot, "q", "x")
+        assert app.is_running and box.value == "qx"
+        await press(pilot, "enter")
+        assert question_id(app) == "vllm_version"  # rejected
+        box.value = "v0.8.5"
+        await press(pilot, "enter")
+        assert question_id(app) == "engine"
+        assert app.session.answers["vllm_version"].value == "0.8.5"
+        assert app.session.answers["vllm_version"].source == "answered"
+        # 0.8.5 is below the auto rule's range: no suggestion for the engine any more
+        step = app.session.current()
+        assert isinstance(step, Ask) and step.suggestion is None
+        # the cursor rests on "Not sure", which asserts nothing
+        options = app.screen.query_one("#choices", OptionList)
+        assert options.get_option_at_index(options.highlighted or 0).id == "unknown"
+
+
+@run_async
+async def test_dont_know_a_version() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        await press(pilot, "enter", "tab", "enter")
+        assert question_id(app) == "engine"
+        assert app.session.answers["vllm_version"].value == "unknown"
+
+
+@run_async
+async def test_facts_override_is_validated_and_changes_the_suggestions() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        await press(pilot, "enter", "enter")
+        assert question_id(app) == "engine"
+        await press(pilot, "f")
+        assert isinstance(app.screen, FactsScreen)
+        table = app.screen.query_one(DataTable)
+        table.move_cursor(row=table.get_row_index("gpu_arch"))
+        await press(pilot, "enter")
+        box = app.screen.query_one("#editor-input", Input)
+        assert box.value == "hopper"
+        box.value = "pascal"
+        await press(pilot, "enter")
+        error = str(app.screen.query_one("#editor-error").render())
+        assert "expected one of" in error and "pascal" in error
+        assert app.session.facts.value("gpu_arch") == "hopper"
+        box.value = "ampere"
+        await press(pilot, "enter")
+        fact = app.session.facts.get("gpu_arch")
+        assert fact is not None and fact.value == "ampere" and fact.kind == "answered"
+        assert "hopper" in screen_text(app)  # the machine reading stays visible as an alternative
+        await press(pilot, "escape")
+        assert isinstance(app.screen, QuestionScreen)
+        await press(pilot, "enter")
+        step = app.session.current()
+        assert isinstance(step, Ask) and step.question.id == "gpu_arch"
+        assert step.suggestion is not None and step.suggestion.answer == "ampere"
+
+
+@run_async
+async def test_set_any_fact_by_name() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "f", "n")
+        box = app.screen.query_one("#editor-input", Input)
+        box.value = "no_such_fact"
+        await press(pilot, "enter")
+        assert "no_such_fact" in str(app.screen.query_one("#editor-error").render())
+        box.value = "max_num_seqs"
+        await press(pilot, "enter")
+        box.value = "2,048"
+        await press(pilot, "enter")
+        assert app.session.facts.value("max_num_seqs") == 2048
+
+
+# --- the leaf: copy, save, checklist, exit ------------------------------------------------------
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.written: list[str] = []
+
+    def write(self, data: str) -> None:
+        self.written.append(data)
+
+    def flush(self) -> None:
+        pass
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+@run_async
+async def test_copy_sends_osc52_to_the_terminal() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        leaf = await enter_until_leaf(pilot)
+        recorder = Recorder()
+        app._driver.write = recorder.write  # type: ignore[method-assign,union-attr]
+        await press(pilot, "c")
+        script = leaf.query_one("#fix-1", FixCard).copy_text
+        assert recorder.written == [f"\x1b]52;c;{_b64(script)}\a"]
+        assert app.clipboard == script
+
+
+@run_async
+async def test_copy_under_tmux_wraps_the_sequence_and_fills_the_paste_buffer() -> None:
+    si = StandIns()
+    app = make_app(logs=[LOG], stand_ins=si, environ={"TMUX": "/tmp/tmux-0/default,1,0"})
+    buffered: list[str] = []
+    app.clipboard_runner = lambda text: buffered.append(text) or True  # type: ignore[func-returns-value]
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        leaf = await enter_until_leaf(pilot)
+        recorder = Recorder()
+        app._driver.write = recorder.write  # type: ignore[method-assign,union-attr]
+        await press(pilot, "tab", "tab")  # the copy button of fix 1, then fix 2's card
+        assert leaf.query_one("#fix-2", FixCard).has_focus
+        await press(pilot, "c")
+        await settle(pilot)
+        script = leaf.query_one("#fix-2", FixCard).copy_text
+        assert "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" in script
+        assert recorder.written == [f"\x1bPtmux;\x1b\x1b]52;c;{_b64(script)}\a\x1b\\"]
+        assert buffered == [script]
+
+
+@run_async
+async def test_save_never_overwrites_silently(tmp_path: Path) -> None:
+    app = make_app(logs=[LOG])
+    target = tmp_path / "fix.sh"
+    target.write_text("keep me\n")
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        await enter_until_leaf(pilot)
+        await press(pilot, "s")
+        assert isinstance(app.screen, SaveScreen)
+        box = app.screen.query_one(Input)
+        assert box.value == "./oomwizard-fix-sampler-warmup.sh"
+        box.value = str(target)
+        await press(pilot, "enter")
+        assert isinstance(app.screen, SaveScreen)
+        assert "exists" in str(app.screen.query_one("#save-message").render())
+        assert target.read_text() == "keep me\n"
+        await press(pilot, "enter")  # the second Enter confirms
+        assert isinstance(app.screen, LeafScreen)
+        text = target.read_text()
+        assert text.startswith("#!/bin/sh")
+        assert "--max-num-seqs 512" in text
+        assert app.outcome.saved == [str(target.resolve())]
+        # Markdown by extension
+        await press(pilot, "s")
+        box = app.screen.query_one(Input)
+        box.value = str(tmp_path / "fix.md")
+        await press(pilot, "enter")
+        md = (tmp_path / "fix.md").read_text()
+        assert md.startswith("# The sampler warm-up ran out of memory")
+        assert "```bash" in md and "- [ ]" in md
+
+
+@run_async
+async def test_checklist_has_real_checkboxes_marking_automatic_checks() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        leaf = await enter_until_leaf(pilot)
+        await press(pilot, "2")
+        assert leaf.query_one(TabbedContent).active == "checklist"
+        items = list(leaf.query(ChecklistItem))
+        assert len(items) == 2
+        assert items[0].auto_label and not items[1].auto_label
+        assert items[0].has_focus
+        await press(pilot, "space")
+        assert items[0].checked
+        await press(pilot, "down")
+        assert items[1].has_focus
+        await press(pilot, "enter")
+        assert items[1].checked
+        await press(pilot, "enter")
+        assert not items[1].checked
+
+
+@run_async
+async def test_quit_on_the_leaf_returns_the_fix_to_print_and_prints_it() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        await enter_until_leaf(pilot)
+        await press(pilot, "q")
+    outcome = app.return_value
+    assert isinstance(outcome, Outcome)
+    assert outcome.code == Exit.OK
+    assert isinstance(outcome.done, Done) and outcome.done.leaf.id == "sampler-warmup"
+    out, err = io.StringIO(), io.StringIO()
+    print_outcome(outcome, "en", out, err, width=80)
+    printed = out.getvalue()
+    assert "== The sampler warm-up ran out of memory ==" in printed
+    assert "$ vllm serve Qwen/Qwen3-32B" in printed and "--max-num-seqs 512" in printed
+    assert "[ ] Send a request with the largest batch" in printed
+    assert err.getvalue() == ""
+
+
+@run_async
+async def test_quit_elsewhere_prints_nothing() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        await press(pilot, "q")
+    outcome = app.return_value
+    assert isinstance(outcome, Outcome) and outcome.done is None
+    out, err = io.StringIO(), io.StringIO()
+    print_outcome(outcome, "en", out, err)
+    assert out.getvalue() == "" and err.getvalue() == ""
+
+
+@run_async
+async def test_ctrl_c_quits_cleanly_even_while_typing() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        await press(pilot, "enter")
+        assert app.screen.query_one("#version-input", Input).has_focus
+        await press(pilot, "ctrl+c")
+    assert app.return_value is not None and app.return_value.code == Exit.CANCELLED
+
+
+# --- start-up, detection, inputs --------------------------------------------------------------
+
+
+@run_async
+async def test_detection_runs_in_the_background_and_fills_in_suggestions_late() -> None:
+    gate = threading.Event()
+    app = make_app(stand_ins=StandIns(gate=gate))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
+        assert app.machine.status == "running"
+        assert "reading GPUs" in screen_text(app)
+        # answer questions while detection is still running
+        app.screen.query_one("#actions", OptionList).highlighted = 3
+        await press(pilot, "enter")
+        assert isinstance(app.screen, QuestionScreen)
+        await press(pilot, "enter")  # symptom: nothing known, "Not sure"
+        app.screen.query_one("#version-input", Input).value = "0.11.0"
+        await press(pilot, "enter", "enter")
+        assert question_id(app) == "gpu_arch"
+        step = app.session.current()
+        assert isinstance(step, Ask) and step.suggestion is None
+        gate.set()
+        await settle(pilot)
+        step = app.session.current()
+        assert isinstance(step, Ask) and step.suggestion is not None and step.suggestion.answer == "hopper"
+        options = app.screen.query_one("#choices", OptionList)
+        assert options.get_option_at_index(options.highlighted or 0).id == "hopper"
+        assert "from NVML" in screen_text(app)
+
+
+@run_async
+async def test_detection_failure_is_reported_not_fatal() -> None:
+    app = make_app(stand_ins=StandIns(detect_error=RuntimeError("NVML exploded")))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.machine.status == "failed"
+        assert "NVML exploded" in screen_text(app)
+        assert isinstance(app.screen, WelcomeScreen)
+
+
+@run_async
+async def test_no_gpu_and_no_log_puts_the_demo_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(WelcomeScreen, "_demo_available", lambda self: True)
+    app = make_app(stand_ins=StandIns(machine=no_gpu_machine()))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        actions = app.screen.query_one("#actions", OptionList)
+        assert actions.get_option_at_index(0).id == "demo"
+        assert actions.highlighted == 0
+        text = screen_text(app)
+        assert "the demo shows" in text
+        assert "libnvidia-ml.so.1 was not found" in text
+
+
+@run_async
+async def test_with_a_gpu_the_demo_stays_last(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(WelcomeScreen, "_demo_available", lambda self: True)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        actions = app.screen.query_one("#actions", OptionList)
+        assert actions.get_option_at_index(0).id == "open_log"
+        assert "the demo shows" not in screen_text(app)
+
+
+@run_async
+async def test_open_a_log_validates_the_path(tmp_path: Path) -> None:
+    si = StandIns()
+    app = make_app(stand_ins=si)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")  # open a log file
+        box = app.screen.query_one("#path-input", Input)
+        assert box.has_focus
+        box.value = str(tmp_path / "missing.log")
+        await press(pilot, "enter")
+        assert "No such file" in screen_text(app)
+        box.value = str(tmp_path)
+        await press(pilot, "enter")
+        assert "is a folder" in screen_text(app)
+        assert si.read_paths == []
+        log = tmp_path / "vllm.log.gz"
+        log.write_bytes(b"\x1f\x8b")
+        box.value = str(log)
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert si.read_paths == [[str(log)]]
+        assert isinstance(app.screen, DiagnosisScreen)
+
+
+@run_async
+async def test_an_unreadable_log_returns_to_the_welcome_screen_with_the_reason() -> None:
+    si = StandIns()
+    app = make_app(logs=["/nonexistent/vllm.log"], stand_ins=si)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, WelcomeScreen)
+        assert app.log_state.status == "failed"
+        assert "no such file" in (app.log_state.error or "")
+
+
+@run_async
+async def test_paste_a_log() -> None:
+    si = StandIns()
+    app = make_app(stand_ins=si)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "down", "enter")
+        area = app.screen.query_one(TextArea)
+        assert area.has_focus
+        await press(pilot, "ctrl+s")
+        assert si.pasted == []  # nothing pasted: refused
+        area.insert("RuntimeError: CUDA out of memory occurred when warming up sampler with 256 dummy requests.")
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        assert si.pasted and "256 dummy requests" in si.pasted[0]
+        assert isinstance(app.screen, DiagnosisScreen)
+
+
+@run_async
+async def test_log_text_never_reaches_the_terminal_raw() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = app.screen.query_one("#diag-detail")
+        rendered = str(detail.render())
+        assert "GPU KV cache size: 1,302,528 tokens" in rendered
+        assert "\x1b" not in rendered and "\x07" not in rendered
+        assert "cm0gLXJmIH4=" not in rendered  # the OSC 52 payload is dropped with its sequence
+        assert "\x1b" in HOSTILE_LINE  # (the input really was hostile)
+
+
+@run_async
+async def test_choosing_the_second_scenario_on_the_diagnosis_screen() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "94%" in screen_text(app)
+        await press(pilot, "down", "enter")
+        step = app.session.current()
+        assert isinstance(step, Ask)
+        assert step.suggestion is not None and step.suggestion.answer == "kv_too_small"
+
+
+@run_async
+async def test_chinese() -> None:
+    app = make_app(logs=[LOG], lang="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        text = screen_text(app)
+        assert "故障表现是什么？" in text
+        assert "返回" in text  # footer in Chinese
+        await enter_until_leaf(pilot)
+        text = screen_text(app)
+        assert "sampler 预热时显存不足" in text
+        assert "修复" in text
+
+
+@run_async
+async def test_fixture_kb_is_complete() -> None:
+    kb = fixture_kb()
+    assert set(kb.leaves) == {"sampler-warmup", "kv-cache-too-small", "oom-triage"}
