@@ -8,6 +8,7 @@ the wheel, not the one in this checkout.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -56,8 +57,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the wheel installed; returns its bin/ folder."""
     tmp = tmp_path_factory.mktemp("pkg")
     dist = tmp / "dist"
+    # Build with the hatchling already installed when there is one (offline); otherwise pip fetches it.
+    isolation = [] if importlib.util.find_spec("hatchling") is None else ["--no-build-isolation"]
     build = _run(
-        [sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "--no-build-isolation", "-w", str(dist), "-q"],
+        [sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", *isolation, "-w", str(dist), "-q"],
         cwd=tmp,
         env={**os.environ},
     )
