@@ -191,3 +191,15 @@ def test_swap_space_stays_under_v0s_warning(host_gib: int, tp: int, expected: st
 
 def test_kv_offloading_takes_half_the_available_ram() -> None:
     assert value("kv_offloading_fit", facts(host_mem_available_bytes=100 * GIB)) == "50"
+
+
+def test_unified_memory_leaves_the_host_its_share() -> None:
+    # GB10: the GPU and the host report the same ~120 GiB pool
+    fs = facts(startup_total_gib=119.67, host_mem_total_bytes=int(119.67 * GIB), vllm_version="0.27.0")
+    # keep max(16, 0.15 x 119.67 = 17.95) GiB: (119.67 - 17.95) / 119.67 = 0.85
+    assert value("gpu_util_unified_memory", fs) == "0.85"
+
+
+def test_unified_memory_calc_stays_out_of_discrete_gpus() -> None:
+    fs = facts(gpu_mem_total_bytes=H200_BYTES, host_mem_total_bytes=2048 * GIB)
+    assert value("gpu_util_unified_memory", fs) is None

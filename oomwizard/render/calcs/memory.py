@@ -629,3 +629,38 @@ def kv_offloading_fit(facts: FactSet) -> Computed | None:
         ),
         ("host_mem_available_bytes",),
     )
+
+
+UNIFIED_HOST_RESERVE_GIB = 16.0
+"""Kept for the operating system when GPU memory is the host RAM (GB10, Jetson, GH200 in some modes)."""
+
+
+@calc(
+    "gpu_util_unified_memory",
+    Text("Utilization that leaves the host its RAM on unified-memory machines", "统一内存机器上为主机留出内存的利用率"),
+    "<FRACTION>",
+)
+def gpu_util_unified_memory(facts: FactSet) -> Computed | None:
+    """Only when GPU memory and host RAM are the same pool (their totals within 15%)."""
+    total, host = total_gib(facts), _num(facts, "host_mem_total_bytes")
+    if total is None or not host:
+        return None
+    host_gib = host / GIB
+    if abs(total[0] - host_gib) > 0.15 * host_gib:
+        return None
+    keep = max(UNIFIED_HOST_RESERVE_GIB, 0.15 * total[0])
+    util = _floor2((total[0] - keep) / total[0])
+    cur, basis = current_util(facts)
+    if util >= cur or util <= 0.05:
+        return None
+    names = (total[1], "host_mem_total_bytes")
+    return Computed(
+        f"{util:.2f}",
+        Text(
+            f"the GPU reports {total[0]:.2f} GiB and the host {host_gib:.2f} GiB ({_src(facts, *names)}): one shared pool. "
+            f"Leaving {keep:.1f} GiB to the system: ({total[0]:.2f} - {keep:.1f}) / {total[0]:.2f} = {util:.2f} (now {cur}, {basis}).",
+            f"GPU 报告 {total[0]:.2f} GiB，主机 {host_gib:.2f} GiB（{_src(facts, *names)}）：两者是同一块内存。"
+            f"为系统保留 {keep:.1f} GiB：({total[0]:.2f} - {keep:.1f}) / {total[0]:.2f} = {util:.2f}（当前为 {cur}，{basis}）。",
+        ),
+        names,
+    )
