@@ -175,3 +175,18 @@ def test_get_kb_loads_once_and_refuses_a_broken_base(tmp_path: Path) -> None:
     edit(root, TREE, "next: beta-oom", "next: beta-om")
     with pytest.raises(KBError):
         get_kb(root)
+
+
+def test_without_libyaml_the_result_is_the_same(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import yaml
+
+    from oomwizard.kb import yamlsrc
+
+    root = copy(tmp_path)
+    edit(root, TREE, "next: beta-oom", "next: beta-om")
+    edit(root, BETA, "evidence: verified\nfixes:", "evidence: verified\nevidence: documented\nfixes:")
+    fast_kb, fast = load_kb(root, strict=False)
+    monkeypatch.setattr(yamlsrc, "_COMPOSER", yaml.SafeLoader)
+    slow_kb, slow = load_kb(root, strict=False)
+    assert fast == slow and len(fast) >= 2
+    assert fast_kb.questions == slow_kb.questions and fast_kb.leaves == slow_kb.leaves

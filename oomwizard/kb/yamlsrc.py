@@ -88,6 +88,10 @@ def _convert(node: yaml.Node, file: str, problems: list[Problem], scalars: yaml.
     return scalars.construct_object(node, deep=True)
 
 
+_COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml when PyYAML was built with it: 20x faster, same nodes and line marks."""
+
+
 def load_yaml(path: Path, display: str, problems: list[Problem]) -> Any:
     """Parse ``path``; syntax errors and duplicate keys are appended to ``problems``."""
     try:
@@ -96,7 +100,7 @@ def load_yaml(path: Path, display: str, problems: list[Problem]) -> Any:
         problems.append(Problem(display, None, f"cannot read: {e}"))
         return None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_COMPOSER)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else None
