@@ -122,7 +122,7 @@ def test_both_languages_with_a_switch(site: Path) -> None:
 
 def test_question_pages_link_each_choice_with_readable_conditions(site: Path) -> None:
     text = (site / "en" / "questions" / "gpu_arch.html").read_text(encoding="utf-8")
-    assert "if <span class=\"cond\">vLLM version in &gt;=0.11,&lt;0.20</span> → <a href=\"../leaves/alpha-hopper.html\">" in text
+    assert "if <span class=\"cond\">vLLM version ≥0.11, &lt;0.20</span> → <a href=\"../leaves/alpha-hopper.html\">" in text
     assert "otherwise → <a href=\"../leaves/alpha-oom.html\">" in text
     assert '<a href="../questions/vllm_version.html">' in text  # reached from
     start = (site / "en" / "questions" / "symptom.html").read_text(encoding="utf-8")
@@ -196,6 +196,8 @@ def test_describe_conditions_in_words(kb: KnowledgeBase) -> None:
     c = Condition.parse('gpu_arch in ["hopper", "ada"] and not known(quantization) or tp > 1')
     assert describe(c, "en") == "(GPU architecture is one of [hopper, ada] and not (Quantization is known)) or Tensor parallel size > 1"
     assert describe(Condition.parse("is_moe == false"), "zh") == "MoE 模型 为 否"
+    assert describe(Condition.parse('vllm_version in ">=0.18,<0.29" and vllm_version != "0.20"'), "en") == "vLLM version ≥0.18, <0.29 and vLLM version is not 0.20"
+    assert describe(Condition.parse('vllm_version in "==0.11.*"'), "zh") == "vLLM 版本 =0.11.*"
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -20,6 +20,7 @@ from ..expr import BoolOp, Compare, Condition, Known, ListLit, Literal, Name, No
 from ..facts.catalog import CATALOG
 from ..i18n import LANGS, Text
 from ..kb.model import KnowledgeBase, Leaf, Question, Route
+from ..versions import VersionError, VersionSpec
 from .report import leaf_json, leaf_markdown
 
 FORMATS = ("json", "markdown", "html")
@@ -142,7 +143,7 @@ _OPS = {
 
 
 def describe(cond: Condition | Node, lang: str) -> str:
-    """A condition in words: ``vllm_version in ">=0.18,<0.29"`` -> ``vLLM version in 0.18 ≤ … < 0.29``-ish text."""
+    """A condition in words: ``vllm_version in ">=0.18,<0.29"`` -> ``vLLM version ≥0.18, <0.29``."""
     node = cond.tree if isinstance(cond, Condition) else cond
     if isinstance(node, Name):
         spec = CATALOG.get(node.name)
@@ -166,10 +167,24 @@ def describe(cond: Condition | Node, lang: str) -> str:
         left, right = describe(node.left, lang), describe(node.right, lang)
         if node.op == "in":
             if isinstance(node.right, Literal) and isinstance(node.right.value, str):
-                return Text(f"{left} in {right}", f"{left} 属于 {right}")(lang)
+                return f"{left} {_range_words(node.right.value)}"
             return Text(f"{left} is one of {right}", f"{left} 属于 {right}")(lang)
         return f"{left} {_OPS[node.op](lang)} {right}"
     return str(node)  # pragma: no cover - every node type is handled above
+
+
+_RANGE_OPS = {">=": "≥", "<=": "≤", "==": "=", "!=": "≠", ">": ">", "<": "<"}
+
+
+def _range_words(text: str) -> str:
+    """``>=0.18,<0.29`` -> ``≥0.18, <0.29`` (left as written if it does not parse)."""
+    try:
+        spec = VersionSpec.parse(text)
+    except VersionError:
+        return text
+    if spec.is_any:
+        return "*"
+    return ", ".join(f"{_RANGE_OPS[c.op]}{c.version.text}{'.*' if c.wildcard else ''}" for c in spec.clauses)
 
 
 def node_title(kb: KnowledgeBase, node_id: str, lang: str) -> str:
