@@ -147,7 +147,7 @@ def _check_code(ctx: LintContext, art: Article, s: Scan) -> None:
     """Commands in articles are not tied to versions, but they must exist in some release."""
     releases = load_releases()
     for line, block in s.code:
-        for n, text in enumerate(block.splitlines()[1:], line + 1):
+        for n, text in _commands(block.splitlines()[1:], line + 1):
             for flag, _ in serve_flags(text):
                 name = flag.partition(".")[0] if flag.startswith("--") else flag
                 if flag.startswith("--") and "_" in name:
@@ -159,3 +159,22 @@ def _check_code(ctx: LintContext, art: Article, s: Scan) -> None:
                     ctx.error(art.file, n, f"{env}: {NEVER_EXISTED[env]}")
                 elif not any(r.has_env(env) for r in releases):
                     ctx.warn(art.file, n, f"{env} is read by no vLLM release 0.6.6-0.33.0")
+
+
+def _commands(lines: list[str], first: int) -> list[tuple[int, str]]:
+    """Lines of a code block with ``\\`` continuations joined, each with the line it starts on."""
+    out: list[tuple[int, str]] = []
+    pending: tuple[int, str] | None = None
+    for n, text in enumerate(lines, first):
+        if pending is not None:
+            pending = (pending[0], pending[1] + " " + text.strip())
+        else:
+            pending = (n, text)
+        if pending[1].rstrip().endswith("\\"):
+            pending = (pending[0], pending[1].rstrip()[:-1])
+            continue
+        out.append(pending)
+        pending = None
+    if pending is not None:
+        out.append(pending)
+    return out

@@ -48,6 +48,7 @@ class FlagUse:
 
 def serve_flags(command: str) -> Iterator[tuple[str, str | None]]:
     """(flag, value) for each option of each ``vllm serve`` (or API server module) in a shell line."""
+    command = re.sub(r"\\\r?\n", " ", command)  # a command continued over several lines
     lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
