@@ -166,10 +166,7 @@ def _commands(lines: list[str], first: int) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     pending: tuple[int, str] | None = None
     for n, text in enumerate(lines, first):
-        if pending is not None:
-            pending = (pending[0], pending[1] + " " + text.strip())
-        else:
-            pending = (n, text)
+        pending = (pending[0], pending[1] + " " + text.strip()) if pending is not None else (n, text)
         if pending[1].rstrip().endswith("\\"):
             pending = (pending[0], pending[1].rstrip()[:-1])
             continue
