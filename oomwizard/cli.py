@@ -7,6 +7,7 @@ instant, and Textual must never start without a terminal (it would spin or crash
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -163,8 +164,8 @@ def _machine_facts(args: argparse.Namespace, detect: bool) -> Any:
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from .engine import Done, walk
     from .logs.diagnose import InputError, diagnose_paths
-    from .render.report import leaf_json, leaf_markdown, leaf_text
     from .render.diagnosis import diagnosis_markdown, diagnosis_text
+    from .render.report import leaf_json, leaf_markdown, leaf_text
 
     lang = detect_lang(args.lang)
     kb = _load_kb()
@@ -315,10 +316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return Exit.CANCELLED
     except BrokenPipeError:
         # `oomwizard show … | head`: the reader went away; not an error worth a traceback.
-        try:
+        with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-        except OSError:
-            pass
         return Exit.OK
     except SystemExit as e:
         return int(e.code) if isinstance(e.code, int) else Exit.ERROR

@@ -39,12 +39,8 @@ def secret_env_name(name: str) -> bool:
 def redact_text(text: str) -> str:
     """Replace anything that looks like a credential in free text (a log line, a command)."""
     for pat in _TEXT_PATTERNS:
-        if pat.groups >= 2:
-            text = pat.sub(lambda m: m.group(1) + REDACTED, text)
-        elif pat.groups == 1:
-            text = pat.sub(lambda m: m.group(1) + REDACTED, text)
-        else:
-            text = pat.sub(REDACTED, text)
+        # With a group, group 1 is the label to keep ("Authorization: Bearer ", "--api-key=").
+        text = pat.sub(lambda m: m.group(1) + REDACTED, text) if pat.groups else pat.sub(REDACTED, text)
     return text
 
 
@@ -57,7 +53,7 @@ def redact_argv(argv: list[str]) -> list[str]:
             out.append(REDACTED)
             hide_next = False
             continue
-        name, eq, value = tok.partition("=")
+        name, eq, _ = tok.partition("=")
         norm = name.replace("_", "-")
         if norm in SECRET_FLAGS:
             if eq:
