@@ -282,3 +282,24 @@ def test_real_knowledge_base_lints_clean() -> None:
     """The gate: the knowledge base that ships has no lint errors."""
     errors = [p for p in lint(REPO) if p.severity == "error"]
     assert not errors, f"{len(errors)} lint error(s):\n" + "\n".join(map(str, errors[:40]))
+
+
+@pytest.mark.parametrize(
+    ("file", "text"),
+    [
+        (TREE, ""),
+        (TREE, "- just\n- a list\n"),
+        (TREE, "start: symptom\nquestions:\n  symptom: a string\n"),
+        (SCEN, "scenarios: []\n"),
+        (BETA, "[1, 2]\n"),
+        (BETA, "id: beta-oom\nfixes:\n  - 3\n  - {id: x, variants: [{versions: 7}]}\n"),
+        (ALPHA, "id: alpha-oom\nscenarios: [alpha-oom]\nfixes: {a: 1}\nsources: [{url: 5}]\nchecks: [text]\n"),
+        (EN_ALPHA, "\x00\x01 not markdown ```\n"),
+    ],
+)
+def test_lint_survives_nonsense(tmp_path: Path, file: str, text: str) -> None:
+    root = make_kb(tmp_path)
+    (root / file).write_text(text, encoding="utf-8")
+    problems = lint(root)
+    assert any(p.severity == "error" for p in problems)
+    assert all(isinstance(p.file, str) and p.file for p in problems)
