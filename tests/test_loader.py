@@ -190,3 +190,46 @@ def test_without_libyaml_the_result_is_the_same(monkeypatch: pytest.MonkeyPatch,
     slow_kb, slow = load_kb(root, strict=False)
     assert fast == slow and len(fast) >= 2
     assert fast_kb.questions == slow_kb.questions and fast_kb.leaves == slow_kb.leaves
+
+
+def test_yaml_with_lines(tmp_path: Path) -> None:
+    from oomwizard.kb.yamlsrc import LDict, LList, load_yaml
+
+    f = tmp_path / "a.yaml"
+    f.write_text("# comment\nfirst: 1\nsecond:\n  - x\n  - {k: v}\n\"yes\": yes\nno: 2\nfirst: 3\n? [a, b]\n: 4\n", encoding="utf-8")
+    problems: list[Problem] = []
+    data = load_yaml(f, "a.yaml", problems)
+    assert isinstance(data, LDict) and isinstance(data["second"], LList)
+    assert (data.line, data.line_of("first"), data.line_of("second"), data.line_of("missing")) == (2, 2, 3, 2)
+    assert data["second"].item_lines == [4, 5] and data["second"].line_of(9) == 4
+    assert data["first"] == 1 and data["yes"] is True and data["False"] == 2  # YAML 1.1: unquoted no is false
+    assert messages(problems) == ["a.yaml:8: duplicate key 'first' (first at line 2)", "a.yaml:9: mapping keys must be plain scalars"]
+
+
+def test_yaml_unreadable_empty_and_broken(tmp_path: Path) -> None:
+    from oomwizard.kb.yamlsrc import load_yaml
+
+    problems: list[Problem] = []
+    assert load_yaml(tmp_path / "missing.yaml", "missing.yaml", problems) is None
+    (tmp_path / "empty.yaml").write_text("# nothing\n", encoding="utf-8")
+    assert load_yaml(tmp_path / "empty.yaml", "empty.yaml", problems) is None
+    (tmp_path / "bad.yaml").write_text("a: 1\nb: [2\n", encoding="utf-8")
+    assert load_yaml(tmp_path / "bad.yaml", "bad.yaml", problems) is None
+    (tmp_path / "latin.yaml").write_bytes(b"a: \xe9\n")
+    assert load_yaml(tmp_path / "latin.yaml", "latin.yaml", problems) is None
+    assert [p.file for p in problems] == ["missing.yaml", "bad.yaml", "latin.yaml"]
+    assert problems[0].message.startswith("cannot read") and problems[1].message.startswith("YAML syntax") and problems[1].line
+    assert str(problems[1]).startswith("bad.yaml:") and ": error: YAML syntax" in str(problems[1])
+
+
+def test_model_helpers() -> None:
+    kb, _ = load_kb(BASE)
+    fix = kb.leaves["alpha-oom"].fixes[1]
+    assert fix.variant_for(None) is None
+    assert fix.variant_for("0.19.0") is fix.variants[0] and fix.variant_for("0.20.0") is fix.variants[1]
+    assert fix.variant_for("0.7.3") is None
+    assert fix.variants[0].changes_server and fix.variants[1].changes_server
+    assert [leaf.id for leaf in kb.leaves_for_scenario("alpha-oom")] == ["alpha-hopper", "alpha-oom"]
+    assert kb.node("gpu_arch") is kb.questions["gpu_arch"] and kb.node("beta-oom") is kb.leaves["beta-oom"] and kb.node("x") is None
+    del kb.articles[("leaves", "beta-oom", "zh")]
+    assert kb.article("leaves", "beta-oom", "zh").lang == "en"  # type: ignore[union-attr]
