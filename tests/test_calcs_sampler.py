@@ -1,0 +1,150 @@
+"""The sampler and start-up calculations: values from real log numbers, the arithmetic shown, fallbacks."""
+
+from __future__ import annotations
+
+from oomwizard.facts.catalog import coerce
+from oomwizard.facts.model import Fact, FactSet
+from oomwizard.render.calcs import sampler as sampler_calcs
+from oomwizard.render.numbers import resolve
+
+MIB = 1024**2
+GIB = 1024**3
+H200_BYTES = 150754820096
+
+
+def facts(**values: object) -> FactSet:
+    return FactSet.of(Fact(k, coerce(k, v), "test log", kind="log") for k, v in values.items())
+
+
+# --- sampler_max_num_seqs -----------------------------------------------------------------------
+
+
+def test_sampler_seqs_fit_the_free_memory_of_the_oom() -> None:
+    # vllm#33920: GLM-4.7-Flash, 256 dummy requests, 212.62 MiB free at the OOM.
+    fs = facts(sampler_dummy_requests=256, oom_free_bytes=int(212.62 * MIB), vocab_size=154880)
+    r = resolve("sampler_max_num_seqs", fs)
+    # 0.9 x 212.62 MiB / (154,880 x 38 B) = 34 requests -> 32
+    assert r.value == "32"
+    assert "154,880 x 38 B" in r.why.en and "34 requests" in r.why.en
+    assert "取 2 的幂为 32" in r.why.zh
+
+
+def test_sampler_seqs_use_the_family_vocabulary_and_say_so() -> None:
+    fs = facts(sampler_dummy_requests=1024, oom_free_bytes=900 * MIB, model_family="deepseek_v32")
+    r = resolve("sampler_max_num_seqs", fs)
+    assert r.value == "128"  # 0.9 x 900 MiB / (129,280 x 38 B) = 172
+    assert "typical of the deepseek_v32 family" in r.why.en
+
+
+def test_sampler_seqs_warn_when_the_fit_is_too_small_to_be_useful() -> None:
+    fs = facts(sampler_dummy_requests=1024, oom_free_bytes=20 * MIB, vocab_size=262144)
+    r = resolve("sampler_max_num_seqs", fs)
+    assert r.value == "1"
+    assert "--gpu-memory-utilization" in r.why.en
+
+
+def test_speculative_tokens_multiply_the_rows_per_request() -> None:
+    plain = facts(sampler_dummy_requests=512, oom_free_bytes=2 * GIB, vocab_size=151936)
+    spec = facts(sampler_dummy_requests=512, oom_free_bytes=2 * GIB, vocab_size=151936, num_speculative_tokens=3)
+    assert resolve("sampler_max_num_seqs", plain).value == "256"  # 333 fit
+    assert resolve("sampler_max_num_seqs", spec).value == "64"  # 83 fit with 4 rows each
+
+
+def test_sampler_seqs_halve_without_the_oom_numbers() -> None:
+    r = resolve("sampler_max_num_seqs", facts(max_num_seqs=512, vllm_version="0.15.0"))
+    assert r.value == "256"
+    assert "half" in r.why.en
+
+
+def test_sampler_seqs_default_on_a_large_gpu_is_1024() -> None:
+    fs = facts(vllm_version="0.15.0", gpu_mem_total_bytes=H200_BYTES, gpu_name="NVIDIA H200")
+    n, why, _ = sampler_calcs.warmup_requests(fs)
+    assert n == 1024
+    assert "min(max_num_seqs = 1024" in why.en
+    assert resolve("sampler_max_num_seqs", fs).value == "512"
+
+
+def test_warmup_requests_are_capped_by_the_token_budget() -> None:
+    n, _, _ = sampler_calcs.warmup_requests(facts(max_num_seqs=1024, max_num_batched_tokens=512))
+    assert n == 512
+
+
+def test_when_the_numbers_say_it_fits_we_still_halve() -> None:
+    # 4 GiB free holds all 256 requests: the OOM had another cause; halving is the honest fallback.
+    fs = facts(sampler_dummy_requests=256, oom_free_bytes=4 * GIB, vocab_size=128256)
+    assert resolve("sampler_max_num_seqs", fs).value == "128"
+
+
+# --- sampler_gpu_util ------------------------------------------------------------------------------
+
+
+def test_sampler_util_gives_back_the_shortfall_plus_margin() -> None:
+    fs = facts(
+        sampler_dummy_requests=256,
+        oom_free_bytes=int(212.62 * MIB),
+        oom_total_bytes=int(23.52 * GIB),
+        vocab_size=154880,
+        gpu_memory_utilization=0.9,
+    )
+    r = resolve("sampler_gpu_util", fs)
+    # peak 256 x 154,880 x 38 B = 1.40 GiB; (1.40 - 0.21 + 0.5) / 23.52 = 0.072 -> 0.08
+    assert r.value == "0.82"
+    assert "1.40 GiB" in r.why.en
+
+
+def test_sampler_util_from_the_failed_allocation_when_vocab_is_unknown() -> None:
+    fs = facts(oom_requested_bytes=1010 * MIB, oom_free_bytes=300 * MIB, oom_total_bytes=95 * GIB, vllm_version="0.13.0")
+    r = resolve("sampler_gpu_util", fs)
+    # (1010 - 300 MiB + 512 MiB) / 95 GiB = 0.0126 -> 0.02; default 0.9 on 0.13.0
+    assert r.value == "0.88"
+
+
+def test_sampler_util_default_step_respects_the_020_default() -> None:
+    assert resolve("sampler_gpu_util", facts(vllm_version="0.21.0")).value == "0.87"
+    assert resolve("sampler_gpu_util", facts(vllm_version="0.19.0")).value == "0.85"
+
+
+# --- start-up ---------------------------------------------------------------------------------------
+
+
+def test_profile_tokens_scale_with_the_failed_allocation() -> None:
+    fs = facts(max_num_batched_tokens=131072, oom_requested_bytes=4 * GIB, oom_free_bytes=1 * GIB)
+    r = resolve("profile_max_num_batched_tokens", fs)
+    assert r.value == "26112"  # 131072 x 0.8 x 1/4 = 26214 -> multiple of 256
+    assert "activations scale with tokens" in r.why.en
+
+
+def test_profile_tokens_never_below_max_num_seqs() -> None:
+    fs = facts(max_num_batched_tokens=8192, max_num_seqs=1024, oom_requested_bytes=8 * GIB, oom_free_bytes=64 * MIB)
+    assert resolve("profile_max_num_batched_tokens", fs).value == "1024"
+
+
+def test_profile_tokens_v0_default_is_the_context() -> None:
+    r = resolve("profile_max_num_batched_tokens", facts(engine="v0", max_model_len=32768))
+    assert r.value == "16384"
+    assert "max(max_model_len, 2048)" in r.why.en
+
+
+def test_profile_tokens_unknown_without_any_input() -> None:
+    r = resolve("profile_max_num_batched_tokens", facts(vllm_version="0.20.0"))
+    assert r.value is None and r.placeholder == "<TOKENS>"
+
+
+def test_image_limit_reads_every_spelling() -> None:
+    assert resolve("mm_image_limit", facts(limit_mm_per_prompt='{"image": 10, "video": 1}')).value == "5"
+    assert resolve("mm_image_limit", facts(limit_mm_per_prompt="image=12,video=0")).value == "6"
+    assert resolve("mm_image_limit", facts(limit_mm_per_prompt='{"image": {"count": 8, "width": 512}}')).value == "4"
+
+
+def test_image_limit_from_context_when_no_limit_is_set() -> None:
+    r = resolve("mm_image_limit", facts(max_model_len=65536))
+    assert r.value == "4"  # 65,536 / 16,384 worst-case tokens per Qwen2.5-VL image
+
+
+def test_max_pixels_share_the_context_between_images_and_text() -> None:
+    fs = facts(max_model_len=32768, limit_mm_per_prompt='{"image": 10}')
+    r = resolve("mm_max_pixels", fs)
+    # 32,768 / 11 = 2,978 tokens -> 2,944 (multiple of 64) x 784 pixels
+    assert r.value == str(2944 * 28 * 28)
+    one = resolve("mm_max_pixels", facts(max_model_len=32768))
+    assert one.value == str(4096 * 28 * 28)  # capped at 4,096 tokens per image

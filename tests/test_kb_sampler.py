@@ -1,0 +1,246 @@
+"""Sampler, migration and start-up branches: realistic facts reach the right leaf, with the right commands."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import pytest
+
+from oomwizard.engine import Answer, Done, walk
+from oomwizard.facts.catalog import coerce
+from oomwizard.facts.model import Fact, FactSet
+from oomwizard.kb.loader import load_kb
+from oomwizard.kb.model import KnowledgeBase, Leaf
+from oomwizard.render.commands import render_fix
+
+MIB = 1024**2
+GIB = 1024**3
+H200_BYTES = 150754820096
+
+MY_LEAVES = (
+    "sampler-warmup",
+    "sampler-sort-large-vocab",
+    "sampler-sort-deepgemm",
+    "sampler-warmup-mrv2",
+    "v1-migration",
+    "profile-run-oom",
+    "profile-run-oom-v0",
+    "multimodal-profile",
+    "lora",
+)
+MY_QUESTIONS = ("sampler_model", "sampler_deepgemm", "v0_baseline", "profile_multimodal")
+TRUNK_QUESTIONS = ("symptom", "phase", "vllm_version", "changed_recently", "engine", "model_runner", "gpu_arch", "allocator")
+
+
+@lru_cache(maxsize=1)
+def kb() -> KnowledgeBase:
+    base, _ = load_kb(strict=False)
+    return base
+
+
+def facts(**values: object) -> FactSet:
+    return FactSet.of(Fact(k, coerce(k, v), "test log", kind="log") for k, v in values.items())
+
+
+def walk_to(fs: FactSet, answers: dict[str, str] | None = None) -> Done:
+    result = walk(kb(), fs, {k: Answer(v) for k, v in (answers or {}).items()}, auto_accept=True, use_unknown=True)
+    assert isinstance(result, Done), f"stopped at a question: {result}"
+    return result
+
+
+def leaf_for(fs: FactSet, answers: dict[str, str] | None = None) -> Leaf:
+    return walk_to(fs, answers).leaf
+
+
+def script(leaf_id: str, fix_id: str, fs: FactSet) -> tuple[bool, str]:
+    fix = next(f for f in kb().leaves[leaf_id].fixes if f.id == fix_id)
+    rendered = render_fix(fix, fs)
+    return rendered.available, "\n".join(v.script for v in rendered.variants)
+
+
+# --- the knowledge base itself ------------------------------------------------------------------
+
+
+def test_my_nodes_load_without_problems() -> None:
+    _, problems = load_kb(strict=False)
+    mine = [p for p in problems if any(n in str(p) for n in (*MY_LEAVES, *MY_QUESTIONS, "sampler.yaml", "startup.yaml", "migration.yaml"))]
+    assert mine == []
+    for leaf_id in MY_LEAVES:
+        assert leaf_id in kb().leaves
+    for qid in (*MY_QUESTIONS, *TRUNK_QUESTIONS):
+        assert kb().questions[qid]
+
+
+@pytest.mark.parametrize("node", [*MY_QUESTIONS, *TRUNK_QUESTIONS])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_question_help_exists_in_both_languages(node: str, lang: str) -> None:
+    art = kb().articles.get(("questions", node, lang))
+    assert art is not None and art.title and "## " in art.body
+
+
+@pytest.mark.parametrize("leaf_id", MY_LEAVES)
+def test_articles_have_matching_structure(leaf_id: str) -> None:
+    en = kb().articles[("leaves", leaf_id, "en")].body
+    zh = kb().articles[("leaves", leaf_id, "zh")].body
+    heads = lambda text: re.findall(r"^## ", text, re.M)  # noqa: E731
+    assert len(heads(en)) == len(heads(zh)) >= 4
+    blocks = lambda text: [b for i, b in enumerate(text.split("```")) if i % 2 == 1]  # noqa: E731
+    assert blocks(en) == blocks(zh)
+
+
+# --- walks ---------------------------------------------------------------------------------------
+
+
+def test_sampler_message_on_an_ordinary_model_reaches_the_warmup_leaf() -> None:
+    fs = facts(diagnosis="sampler-warmup", vllm_version="0.9.2", model_arch="Qwen2ForCausalLM", sampler_dummy_requests=256)
+    done = walk_to(fs)
+    assert done.leaf.id == "sampler-warmup"
+    assert ("sampler_model", "qwen") in [(s.question, s.answer) for s in done.path]
+
+
+def test_sort_traceback_or_huge_vocabulary_reaches_the_sort_leaf() -> None:
+    assert leaf_for(facts(diagnosis="sampler-sort-large-vocab", vllm_version="0.15.0")).id == "sampler-sort-large-vocab"
+    assert leaf_for(facts(failure_phase="sampler_warmup", vllm_version="0.13.0", model_arch="GptOssForCausalLM")).id == (
+        "sampler-sort-large-vocab"
+    )
+    assert leaf_for(facts(diagnosis="sampler-warmup", vllm_version="0.13.0", vocab_size=262208)).id == "sampler-sort-large-vocab"
+
+
+def test_deepseek_v32_on_hopper_reaches_the_deepgemm_leaf() -> None:
+    fs = facts(diagnosis="sampler-warmup", vllm_version="0.13.0", model_arch="DeepseekV32ForCausalLM", gpu_arch="hopper")
+    done = walk_to(fs)
+    assert done.leaf.id == "sampler-sort-deepgemm"
+    assert ("sampler_deepgemm", "yes") in [(s.question, s.answer) for s in done.path]
+
+
+def test_deepseek_v32_with_deepgemm_off_gets_the_plain_sort_leaf() -> None:
+    fs = facts(
+        diagnosis="sampler-warmup",
+        vllm_version="0.13.0",
+        model_arch="DeepseekV32ForCausalLM",
+        gpu_arch="hopper",
+        env_vllm_use_deep_gemm="0",
+    )
+    assert leaf_for(fs).id == "sampler-sort-large-vocab"
+
+
+def test_model_runner_v2_warmup_goes_to_its_own_leaf() -> None:
+    # 0.30.0 uses model runner V2 for every model; no "warming up sampler" message under it.
+    assert leaf_for(facts(failure_phase="sampler_warmup", vllm_version="0.30.0", model_arch="Qwen3ForCausalLM")).id == (
+        "sampler-warmup-mrv2"
+    )
+    # The V1-runner message proves the V1 runner, whatever the default would have been.
+    assert leaf_for(facts(diagnosis="sampler-warmup", vllm_version="0.30.0", model_runner="v2")).id == "sampler-warmup"
+
+
+def test_upgrade_from_v0_reaches_the_migration_leaf() -> None:
+    fs = facts(diagnosis="sampler-warmup", vllm_version="0.8.2", changed_recently="vllm_upgrade")
+    assert leaf_for(fs, {"v0_baseline": "ran_on_v0"}).id == "v1-migration"
+    # A leftover VLLM_USE_V1=0 on 0.12 says the deployment came from V0.
+    fs = facts(diagnosis="sampler-warmup", vllm_version="0.12.0", changed_recently="vllm_upgrade", env_vllm_use_v1="0")
+    assert leaf_for(fs).id == "v1-migration"
+
+
+def test_upgrade_within_v1_keeps_the_symptom_branch() -> None:
+    fs = facts(diagnosis="sampler-warmup", vllm_version="0.15.0", changed_recently="vllm_upgrade", model_arch="LlamaForCausalLM")
+    done = walk_to(fs, {"v0_baseline": "already_v1"})
+    assert done.leaf.id == "sampler-warmup"
+    fs = facts(diagnosis="kv-cache-too-small", vllm_version="0.15.0", changed_recently="vllm_upgrade")
+    assert leaf_for(fs, {"v0_baseline": "already_v1"}).id == "kv-cache-too-small"
+
+
+def test_no_upgrade_never_asks_about_v0() -> None:
+    done = walk_to(facts(diagnosis="sampler-warmup", vllm_version="0.9.2", changed_recently="config_change"))
+    assert "v0_baseline" not in [s.question for s in done.path]
+
+
+def test_profile_branch_by_model_kind_and_engine() -> None:
+    assert leaf_for(facts(diagnosis="profile-run-oom", vllm_version="0.20.0")).id == "profile-run-oom"
+    assert leaf_for(facts(failure_phase="profile_run", vllm_version="0.7.3")).id == "profile-run-oom-v0"
+    assert leaf_for(facts(diagnosis="profile-run-oom", vllm_version="0.20.0", lora_enabled=True)).id == "lora"
+    assert leaf_for(facts(diagnosis="profile-run-oom", vllm_version="0.20.0", is_multimodal=True)).id == "multimodal-profile"
+    assert leaf_for(facts(diagnosis="multimodal-profile", vllm_version="0.11.0")).id == "multimodal-profile"
+
+
+# --- commands per release ----------------------------------------------------------------------------
+
+
+def test_sampler_commands_carry_the_computed_values() -> None:
+    fs = facts(
+        vllm_version="0.15.0",
+        sampler_dummy_requests=256,
+        oom_free_bytes=int(212.62 * MIB),
+        oom_total_bytes=int(23.52 * GIB),
+        vocab_size=154880,
+        gpu_memory_utilization=0.9,
+    )
+    assert script("sampler-warmup", "lower-max-num-seqs", fs) == (True, "vllm serve <MODEL> --max-num-seqs 32  # plus your other flags")
+    ok, text = script("sampler-warmup", "lower-gpu-memory-utilization", fs)
+    assert ok and "--gpu-memory-utilization 0.82" in text
+
+
+def test_graph_accounting_switch_by_release() -> None:
+    ok, text = script("sampler-warmup", "count-cudagraphs-in-budget", facts(vllm_version="0.19.0"))
+    assert ok and "export VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1" in text
+    ok, text = script("sampler-warmup", "count-cudagraphs-in-budget", facts(vllm_version="0.21.0"))
+    assert ok and "unset VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS" in text
+    ok, _ = script("sampler-warmup", "count-cudagraphs-in-budget", facts(vllm_version="0.17.0"))
+    assert not ok  # the variable does not exist before 0.18.0
+
+
+def test_v0_fallback_only_where_v0_exists() -> None:
+    ok, text = script("v1-migration", "back-to-v0", facts(vllm_version="0.9.2"))
+    assert ok and "export VLLM_USE_V1=0" in text
+    ok, text = script("v1-migration", "back-to-v0", facts(vllm_version="0.7.3"))
+    assert ok and "unset VLLM_USE_V1" in text
+    ok, _ = script("v1-migration", "back-to-v0", facts(vllm_version="0.11.0"))
+    assert not ok
+
+
+def test_no_swap_space_and_no_invented_switches_anywhere() -> None:
+    for leaf_id in MY_LEAVES:
+        for fix in kb().leaves[leaf_id].fixes:
+            for v in fix.variants:
+                names = {name for name, _ in v.flags} | {name for name, _ in v.env}
+                assert "--swap-space" not in names and "--use-deepgemm" not in names
+                assert "VLLM_ALLOW_WORKSPACE_GROWTH" not in names
+
+
+def test_deepgemm_is_switched_by_the_variable() -> None:
+    ok, text = script("sampler-sort-deepgemm", "deepgemm-off", facts(vllm_version="0.13.0"))
+    assert ok and "export VLLM_USE_DEEP_GEMM=0" in text
+    ok, text = script("sampler-sort-deepgemm", "moe-without-deepgemm", facts(vllm_version="0.11.0"))
+    assert not ok  # VLLM_MOE_USE_DEEP_GEMM arrived in 0.11.1
+
+
+def test_multimodal_limit_spelling_by_release() -> None:
+    base = {"limit_mm_per_prompt": '{"image": 8, "video": 1}', "max_model_len": 32768}
+    ok, text = script("multimodal-profile", "zero-unused-modalities", facts(vllm_version="0.8.4", **base))
+    assert ok and "--limit-mm-per-prompt image=4,video=0" in text
+    ok, text = script("multimodal-profile", "zero-unused-modalities", facts(vllm_version="0.10.0", **base))
+    assert ok and """--limit-mm-per-prompt '{"image": 4, "video": 0}'""" in text
+    ok, text = script("multimodal-profile", "language-model-only", facts(vllm_version="0.17.0"))
+    assert ok and "--language-model-only" in text
+    ok, text = script("multimodal-profile", "language-model-only", facts(vllm_version="0.16.0"))
+    assert ok and """'{"image": 0, "video": 0}'""" in text
+    ok, _ = script("multimodal-profile", "profile-with-your-size", facts(vllm_version="0.14.0"))
+    assert not ok
+
+
+def test_profile_commands_use_the_token_budget() -> None:
+    fs = facts(vllm_version="0.20.0", max_num_batched_tokens=131072, oom_requested_bytes=4 * GIB, oom_free_bytes=1 * GIB)
+    ok, text = script("profile-run-oom", "lower-max-num-batched-tokens", fs)
+    assert ok and "--max-num-batched-tokens 26112" in text
+    ok, text = script("profile-run-oom-v0", "chunked-prefill", facts(vllm_version="0.7.3", engine="v0", max_model_len=65536))
+    assert ok and "--enable-chunked-prefill" in text and "--max-num-batched-tokens 32768" in text
+
+
+def test_fix_applied_to_the_operators_own_command() -> None:
+    fs = facts(
+        vllm_version="0.9.2",
+        serve_command="vllm serve Qwen/Qwen2.5-7B-Instruct --max-num-seqs 1024 --gpu-memory-utilization 0.95",
+        sampler_dummy_requests=1024,
+    )
+    ok, text = script("sampler-warmup", "lower-max-num-seqs", fs)
+    assert ok and text == "vllm serve Qwen/Qwen2.5-7B-Instruct --max-num-seqs 512 --gpu-memory-utilization 0.95"
