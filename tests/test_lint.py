@@ -151,6 +151,9 @@ CASES = [
     Case("duplicate-source", ((ALPHA, "  - https://docs.vllm.ai/en/latest/configuration/conserving_memory/", "  - https://github.com/vllm-project/vllm/issues/12529"),),
          ALPHA, "^  - https://github.com/vllm-project/vllm/issues/12529", "listed twice"),
     Case("untranslated-text", ((SCEN, "zh: Alpha 显存不足", "zh: Alpha runs out of memory"),), SCEN, "zh: Alpha runs out", "untranslated", "warning"),
+    Case("chinese-folded-with-a-space", ((BETA, "conclusion:\n  en: Run in eager mode so the budget is never fixed early.\n  zh: 使用 eager 模式，预算就不会被提前固定。",
+                                          "conclusion:\n  en: Run in eager mode so the budget is never fixed early.\n  zh: >-\n    使用 eager 模式，预算就\n    不会被提前固定。"),),
+         BETA, "    不会被提前固定。", "YAML joins them with a space", "warning"),
     Case("leaf-range-without-release", ((HOPPER, 'versions: ">=0.11,<0.20"\ntitle', 'versions: "<0.5"\ntitle'),),
          HOPPER, 'versions: "<0.5"', "cover no known vLLM release"),
     # --- commands against the releases --------------------------------------------------------
@@ -303,3 +306,15 @@ def test_lint_survives_nonsense(tmp_path: Path, file: str, text: str) -> None:
     problems = lint(root)
     assert any(p.severity == "error" for p in problems)
     assert all(isinstance(p.file, str) and p.file for p in problems)
+
+
+def test_folded_chinese_breaks_only_where_yaml_adds_a_space() -> None:
+    from oomwizard.kb.lint_leaves import folded_cjk_breaks
+
+    text = (
+        "a:\n  zh: >-\n    第一行，\n    第二行\n"  # folded: flagged at line 4
+        "b:\n  zh: |\n    保留换行\n    没问题\n"  # literal: kept as a newline
+        "c:\n  zh: >-\n    以英文结尾 vLLM\n    下一行\n"  # ends in ASCII: the space is right
+        "d:\n  - 列表\n  - 项目\n"  # separate items
+    )
+    assert folded_cjk_breaks(text) == [4]

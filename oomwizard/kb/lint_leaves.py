@@ -21,6 +21,10 @@ GITHUB_OTHER_RE = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.
 FIXTURE_RE = re.compile(r"^(?:shared/)?fixtures/[\w.-]+/[\w.-]+$")
 """Our own readings (``fixtures/h200/oom_expandable.json``) count as evidence, like an issue."""
 
+_CJK = "\u3400-\u9fff\u3000-\u303f\uff00-\uffef"
+_CJK_END_RE = re.compile(f"[{_CJK}]$")
+_CJK_START_RE = re.compile(f"^[{_CJK}]")
+_LITERAL_RE = re.compile(r":\s*\|[-+]?\d*\s*$")
 _CODE_OR_QUOTE_RE = re.compile(r"`[^`]*`|\"[^\"]*\"|'[^']*'|“[^”]*”|‘[^’]*’|https?://\S+|--?[\w.-]+|\b\w*[_.(){}/]\w*\b")
 _WORD_RE = re.compile(r"[A-Za-z]{2,}")
 
@@ -48,10 +52,34 @@ def is_prose(text: str) -> bool:
     return len(_WORD_RE.findall(_CODE_OR_QUOTE_RE.sub(" ", text))) >= 3
 
 
+def folded_cjk_breaks(text: str) -> list[int]:
+    """Lines that continue Chinese text from the line before: YAML folds the break into a space.
+
+    ``"在模型允许的\n情况下"`` in a ``>-`` or plain scalar reads ``在模型允许的 情况下``. Literal
+    blocks (``|``) keep the break and are skipped.
+    """
+    lines = text.splitlines()
+    out: list[int] = []
+    literal: int | None = None
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if literal is not None and stripped and indent <= literal:
+            literal = None
+        if literal is not None:
+            continue
+        if _LITERAL_RE.search(line):
+            literal = indent
+            continue
+        if i + 1 < len(lines) and _CJK_END_RE.search(line.rstrip()) and _CJK_START_RE.match(lines[i + 1].lstrip()):
+            out.append(i + 2)
+    return out
+
+
 def check_leaves(ctx: LintContext) -> None:
     for leaf in ctx.kb.leaves.values():
         _check_leaf(ctx, leaf)
-    _check_untranslated(ctx)
+    _check_texts(ctx)
 
 
 def _check_leaf(ctx: LintContext, leaf: Leaf) -> None:
@@ -117,8 +145,9 @@ def _check_fixes(ctx: LintContext, leaf: Leaf) -> None:
             _check_source(ctx, f, ctx.line_in(f, fix.line, "sources", i), url, seen, what)
 
 
-def _check_untranslated(ctx: LintContext) -> None:
-    """zh text identical to en where it is prose: someone forgot to translate."""
+def _check_texts(ctx: LintContext) -> None:
+    """zh text identical to en where it is prose (someone forgot to translate), and Chinese broken
+    across lines where YAML will join it with a space."""
     trees = ctx.base / "decision_trees"
     files = [trees / "scenarios.yaml", trees / "tree.yaml", *sorted((trees / "questions").glob("*.yaml"))]
     files += sorted((trees / "leaves").glob("*.yaml"))
@@ -126,6 +155,12 @@ def _check_untranslated(ctx: LintContext) -> None:
         if not path.is_file():
             continue
         rel = path.relative_to(ctx.base).as_posix()
+        try:
+            breaks = folded_cjk_breaks(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            breaks = []  # the loader reports unreadable files
+        for line in breaks:
+            ctx.warn(rel, line, "this line continues Chinese text from the line above; YAML joins them with a space (keep the Chinese on one line)")
         for d in walk_mappings(ctx.raw(rel)):
             en, zh = d.get("en"), d.get("zh")
             if set(d) == {"en", "zh"} and isinstance(en, str) and en.strip() == (zh or "").strip() and is_prose(en):
