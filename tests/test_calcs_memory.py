@@ -203,3 +203,11 @@ def test_unified_memory_leaves_the_host_its_share() -> None:
 def test_unified_memory_calc_stays_out_of_discrete_gpus() -> None:
     fs = facts(gpu_mem_total_bytes=H200_BYTES, host_mem_total_bytes=2048 * GIB)
     assert value("gpu_util_unified_memory", fs) is None
+
+
+def test_util_cover_non_kv_from_a_negative_kv_figure() -> None:
+    # gpt-oss-120b on an H100: "Available KV cache memory: -2.14 GiB" at 0.9, no DEBUG breakdown
+    fs = facts(kv_cache_gib=-2.14, gpu_memory_utilization=0.9, startup_total_gib=79.19, vllm_version="0.10.1")
+    # 0.9 + (1 + 2.14 + 0.25) / 79.19 = 0.9428 -> 0.95
+    assert value("gpu_util_cover_non_kv", fs) == "0.95"
+    assert "-2.14" in why("gpu_util_cover_non_kv", fs)

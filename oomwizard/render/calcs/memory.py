@@ -305,11 +305,17 @@ def non_kv_gib(facts: FactSet) -> tuple[float, list[str]] | None:
     "<FRACTION>",
 )
 def gpu_util_cover_non_kv(facts: FactSet) -> Computed | None:
-    """(everything vLLM charged before the KV cache + one max-length request) / total."""
+    """(everything vLLM charged before the KV cache + one max-length request) / total.
+
+    Without the breakdown (it is a DEBUG line on 0.11.0-0.25.0), a negative "Available KV cache
+    memory" gives the same answer: current utilization + (deficit + one request) / total.
+    """
     total = total_gib(facts)
     base = non_kv_gib(facts)
-    if total is None or base is None:
+    if total is None:
         return None
+    if base is None:
+        return _util_from_deficit(facts, total)
     used, parts = base
     want = _num(facts, "kv_needed_gib") or 1.0
     want_en = "one max-length request" if _num(facts, "kv_needed_gib") else "a minimal 1 GiB"
@@ -326,6 +332,29 @@ def gpu_util_cover_non_kv(facts: FactSet) -> Computed | None:
             f"{want_en} and 0.25 GiB slack: ({used:.2f} + {want:.2f} + 0.25) / {total[0]:.2f} = {new:.2f}; {cap_en}.",
             f"在 KV cache 之前 vLLM 已计入 {used:.2f} GiB（{_src(facts, *names)}）；再加 {want_zh}所需的 {want:.2f} GiB "
             f"和 0.25 GiB 余量：({used:.2f} + {want:.2f} + 0.25) / {total[0]:.2f} = {new:.2f}；{cap_zh}。",
+        ),
+        names,
+    )
+
+
+def _util_from_deficit(facts: FactSet, total: tuple[float, str]) -> Computed | None:
+    have = _num(facts, "kv_cache_gib")
+    if have is None or have > 0.5:
+        return None
+    cur, basis = current_util(facts)
+    want = _num(facts, "kv_needed_gib") or 1.0
+    new = _ceil2(cur + (want - have + 0.25) / total[0])
+    cap, cap_en, cap_zh = _cap(facts, total[0])
+    if new > cap:
+        return None
+    names = ("kv_cache_gib", total[1])
+    return Computed(
+        f"{new:.2f}",
+        Text(
+            f"the KV cache got {have:.2f} GiB ({_src(facts, *names)}) at utilization {cur} ({basis}); to give it "
+            f"{want:.2f} GiB: {cur} + ({want:.2f} - ({have:.2f}) + 0.25) / {total[0]:.2f} = {new:.2f}; {cap_en}.",
+            f"在利用率 {cur}（{basis}）下 KV cache 只得到 {have:.2f} GiB（{_src(facts, *names)}）；要让它有 {want:.2f} GiB："
+            f"{cur} + ({want:.2f} - ({have:.2f}) + 0.25) / {total[0]:.2f} = {new:.2f}；{cap_zh}。",
         ),
         names,
     )
