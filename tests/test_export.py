@@ -215,3 +215,9 @@ def test_cli_export(tmp_path: Path) -> None:
     a_file.write_text("x")
     clash = _cli("export", "--format", "markdown", "--output", "file", cwd=tmp_path)
     assert clash.returncode == 2 and "not a folder" in clash.stderr
+
+
+def test_chinese_lines_join_without_a_space() -> None:
+    from oomwizard.render.html.site import markdown_html
+
+    assert markdown_html("第一行的\n第二行，English\nwords") == "<p>第一行的第二行，English\nwords</p>\n"

@@ -44,9 +44,25 @@ def _relink(tokens: list[Token]) -> None:
                 tok.attrs["href"] = f"{m.group(1)}.html{m.group(2) or ''}"
 
 
+_CJK = "\u3400-\u9fff\u3000-\u303f\uff00-\uffef"
+_CJK_END = re.compile(f"[{_CJK}]$")
+_CJK_START = re.compile(f"^[{_CJK}]")
+
+
+def _join_cjk_lines(tokens: list[Token]) -> None:
+    """A line break inside Chinese text is no word break: drop it rather than show a space."""
+    for tok in tokens:
+        kids = tok.children or []
+        for i in range(1, len(kids) - 1):
+            before, brk, after = kids[i - 1], kids[i], kids[i + 1]
+            if brk.type == "softbreak" and _CJK_END.search(before.content) and _CJK_START.match(after.content):
+                brk.type, brk.content = "text", ""
+
+
 def markdown_html(text: str) -> str:
     tokens = _MD.parse(text)
     _relink(tokens)
+    _join_cjk_lines(tokens)
     return _MD.renderer.render(tokens, _MD.options, {})
 
 
