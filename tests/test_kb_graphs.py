@@ -1,0 +1,297 @@
+"""CUDA graphs, custom all-reduce, the workspace lock, speculative decoding: realistic facts walk to the
+right leaf, and the commands carry the spelling of each vLLM release and this machine's numbers."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+
+from oomwizard.engine import Answer, Done, walk
+from oomwizard.facts.catalog import coerce
+from oomwizard.facts.model import Fact, FactSet
+from oomwizard.kb.lint import lint
+from oomwizard.kb.loader import load_kb
+from oomwizard.kb.model import KnowledgeBase, Leaf
+from oomwizard.render.commands import render_fix
+
+GIB = 1024**3
+H200_BYTES = 150754820096
+
+MY_LEAVES = (
+    "cudagraph-capture",
+    "mrv2-cudagraph-profile-zero",
+    "mrv2-cudagraph-profile-zero-deepseek-v4",
+    "expandable-segments-custom-allreduce",
+    "custom-allreduce-ipc",
+    "workspace-locked",
+    "speculative-decoding",
+)
+MY_QUESTIONS = ("capture_runner", "mrv2_model", "capture_spec", "allreduce_expandable")
+
+
+@lru_cache(maxsize=1)
+def kb() -> KnowledgeBase:
+    base, _ = load_kb(strict=False)
+    return base
+
+
+def facts(**values: object) -> FactSet:
+    return FactSet.of(Fact(k, coerce(k, v), "test log", kind="log") for k, v in values.items())
+
+
+def walk_to(fs: FactSet, answers: dict[str, str] | None = None) -> Done:
+    result = walk(kb(), fs, {k: Answer(v) for k, v in (answers or {}).items()}, auto_accept=True, use_unknown=True)
+    assert isinstance(result, Done)
+    return result
+
+
+def leaf_for(fs: FactSet, answers: dict[str, str] | None = None) -> Leaf:
+    return walk_to(fs, answers).leaf
+
+
+def script(leaf_id: str, fix_id: str, fs: FactSet) -> tuple[bool, str]:
+    """(available for this version, the rendered commands of the chosen variant(s))."""
+    fix = next(f for f in kb().leaves[leaf_id].fixes if f.id == fix_id)
+    rendered = render_fix(fix, fs)
+    return rendered.available, "\n".join(v.script for v in rendered.variants)
+
+
+# --- the knowledge base of this area is complete and lints clean ----------------------------------
+
+
+def test_leaves_questions_and_articles_exist_in_both_languages() -> None:
+    base = kb()
+    for leaf_id in MY_LEAVES:
+        assert leaf_id in base.leaves, leaf_id
+        for lang in ("en", "zh"):
+            assert ("leaves", leaf_id, lang) in base.articles, (leaf_id, lang)
+    for qid in MY_QUESTIONS:
+        assert qid in base.questions, qid
+        for lang in ("en", "zh"):
+            assert ("questions", qid, lang) in base.articles, (qid, lang)
+
+
+def test_lint_finds_nothing_in_this_area() -> None:
+    names = (*MY_LEAVES, *MY_QUESTIONS, "questions/graphs.yaml")
+    mine = [p for p in lint() if any(n in p.file for n in names)]
+    assert mine == [], "\n".join(str(p) for p in mine)
+
+
+# --- CUDA graph capture --------------------------------------------------------------------------
+
+
+def test_capture_oom_on_the_v1_runner_goes_to_the_general_leaf() -> None:
+    fs = facts(diagnosis="cudagraph-capture", vllm_version="0.20.0", model_arch="Qwen3ForCausalLM", is_moe=False)
+    done = walk_to(fs)
+    assert done.leaf.id == "cudagraph-capture"
+    assert [s.question for s in done.path][-2:] == ["capture_runner", "capture_spec"]
+
+
+def test_capture_phase_without_a_named_scenario_reaches_the_branch() -> None:
+    fs = facts(failure_phase="graph_capture", vllm_version="0.9.2")
+    assert leaf_for(fs).id == "cudagraph-capture"
+
+
+def test_dense_model_on_0_25_runs_model_runner_v2_with_a_zero_estimate() -> None:
+    # vllm#49224: Llama-3.1-70B-Instruct FP8, TP=8, 8x L40S, 0.25.1
+    fs = facts(failure_phase="graph_capture", vllm_version="0.25.1", model_arch="LlamaForCausalLM", is_moe=False, tp=8)
+    done = walk_to(fs)
+    assert done.leaf.id == "mrv2-cudagraph-profile-zero"
+    assert ("mrv2_model", "other") in [(s.question, s.answer) for s in done.path]
+
+
+def test_deepseek_v4_on_0_28_gets_its_own_leaf() -> None:
+    fs = facts(
+        diagnosis="mrv2-cudagraph-profile-zero",
+        vllm_version="0.28.0",
+        model_arch="DeepseekV4ForCausalLM",
+        is_moe=True,
+        tp=4,
+        ep=True,
+    )
+    assert leaf_for(fs).id == "mrv2-cudagraph-profile-zero-deepseek-v4"
+
+
+def test_from_0_29_the_estimate_is_real_so_the_general_leaf_applies() -> None:
+    fs = facts(failure_phase="graph_capture", vllm_version="0.29.0", model_arch="DeepseekV4ForCausalLM", is_moe=True)
+    assert leaf_for(fs).id == "cudagraph-capture"
+
+
+def test_forced_v2_on_0_20_is_the_zero_estimate_too() -> None:
+    fs = facts(failure_phase="graph_capture", vllm_version="0.20.0", env_vllm_use_v2_model_runner="1")
+    assert leaf_for(fs).id == "mrv2-cudagraph-profile-zero"
+
+
+def test_capture_oom_with_speculative_decoding_goes_to_its_leaf() -> None:
+    fs = facts(failure_phase="graph_capture", vllm_version="0.21.0", speculative_method="mtp", num_speculative_tokens=3)
+    assert leaf_for(fs).id == "speculative-decoding"
+
+
+def test_operator_answers_override_the_suggestions() -> None:
+    fs = facts(failure_phase="graph_capture", vllm_version="0.26.0", model_arch="LlamaForCausalLM", is_moe=False)
+    assert leaf_for(fs, {"model_runner": "v1", "capture_runner": "v1", "capture_spec": "no"}).id == "cudagraph-capture"
+
+
+# --- commands of the capture leaves, per release -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        ("0.8.5", '--compilation-config \'{"cudagraph_capture_sizes": [1, 2, 4, 8, 16'),
+        ("0.10.2", "--cuda-graph-sizes 128"),
+        ("0.11.0", "--cuda-graph-sizes 128"),
+        ("0.11.1", "--max-cudagraph-capture-size 128"),
+        ("0.33.0", "--max-cudagraph-capture-size 128"),
+    ],
+)
+def test_fewer_capture_sizes_uses_each_releases_spelling(version: str, expected: str) -> None:
+    ok, cmd = script("cudagraph-capture", "fewer-capture-sizes", facts(vllm_version=version, max_num_seqs=128))
+    assert ok and expected in cmd
+
+
+def test_estimate_variable_exists_only_from_0_18() -> None:
+    assert script("cudagraph-capture", "estimate-graphs-in-budget", facts(vllm_version="0.17.0"))[0] is False
+    ok, cmd = script("cudagraph-capture", "estimate-graphs-in-budget", facts(vllm_version="0.18.0"))
+    assert ok and "export VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1" in cmd
+
+
+def test_kv_bytes_from_0_10_2_and_piecewise_mode_from_0_11() -> None:
+    assert script("cudagraph-capture", "kv-cache-bytes-for-graphs", facts(vllm_version="0.10.1"))[0] is False
+    ok, cmd = script(
+        "cudagraph-capture", "kv-cache-bytes-for-graphs", facts(vllm_version="0.10.2", kv_cache_gib=31.2, cudagraph_estimate_gib=9.5)
+    )
+    assert ok and "--kv-cache-memory-bytes 22762487808" in cmd
+    assert script("cudagraph-capture", "piecewise-graphs-only", facts(vllm_version="0.10.2"))[0] is False
+    ok, cmd = script("cudagraph-capture", "piecewise-graphs-only", facts(vllm_version="0.11.0"))
+    assert ok and '"cudagraph_mode": "PIECEWISE"' in cmd
+
+
+def test_capture_util_replaces_the_operators_own_flag() -> None:
+    fs = facts(
+        vllm_version="0.22.0",
+        serve_command="vllm serve Qwen/Qwen3-32B --gpu-memory-utilization 0.95 --max-model-len 32768",
+        gpu_memory_utilization=0.95,
+        gpu_mem_total_bytes=H200_BYTES,
+        oom_private_pools_bytes=3 * GIB,
+        oom_requested_bytes=512 * 1024**2,
+    )
+    ok, cmd = script("cudagraph-capture", "lower-gpu-util-for-graphs", fs)
+    assert ok and cmd == "vllm serve Qwen/Qwen3-32B --gpu-memory-utilization 0.92 --max-model-len 32768"
+
+
+def test_model_runner_v1_fallback_only_while_the_estimate_is_zero() -> None:
+    ok, cmd = script("mrv2-cudagraph-profile-zero", "use-v1-model-runner", facts(vllm_version="0.25.1"))
+    assert ok and "export VLLM_USE_V2_MODEL_RUNNER=0" in cmd
+    assert script("mrv2-cudagraph-profile-zero", "use-v1-model-runner", facts(vllm_version="0.29.0"))[0] is False
+    ok, cmd = script("mrv2-cudagraph-profile-zero", "upgrade-0-29", facts(vllm_version="0.27.0"))
+    assert ok and "vllm>=0.29.0" in cmd
+
+
+def test_deepseek_v4_fallback_pairs_the_v1_runner_with_full_decode_only() -> None:
+    ok, cmd = script("mrv2-cudagraph-profile-zero-deepseek-v4", "v1-runner-full-decode-only", facts(vllm_version="0.28.0"))
+    assert ok
+    assert "export VLLM_USE_V2_MODEL_RUNNER=0" in cmd
+    assert '"cudagraph_mode": "FULL_DECODE_ONLY"' in cmd
+
+
+# --- custom all-reduce ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("expandable", "leaf"),
+    [
+        (True, "expandable-segments-custom-allreduce"),
+        (False, "custom-allreduce-ipc"),
+        (None, "expandable-segments-custom-allreduce"),
+    ],
+)
+def test_invalid_argument_splits_on_expandable_segments(expandable: bool | None, leaf: str) -> None:
+    values: dict[str, object] = dict(diagnosis="expandable-segments-custom-allreduce", vllm_version="0.24.0", tp=2)
+    if expandable is not None:
+        values["expandable_segments"] = expandable
+    assert leaf_for(facts(**values)).id == leaf
+
+
+def test_unsetting_both_allocator_variables_keeps_the_command() -> None:
+    fs = facts(vllm_version="0.24.0", serve_command="vllm serve deepseek-ai/DeepSeek-V4-Flash -tp 2 --trust-remote-code")
+    ok, cmd = script("expandable-segments-custom-allreduce", "drop-expandable-segments", fs)
+    assert ok
+    assert cmd.splitlines()[:2] == ["unset PYTORCH_CUDA_ALLOC_CONF", "unset PYTORCH_ALLOC_CONF"]
+    assert cmd.splitlines()[-1] == "vllm serve deepseek-ai/DeepSeek-V4-Flash -tp 2 --trust-remote-code"
+
+
+def test_disable_custom_all_reduce_drops_the_0_33_opposite_switch() -> None:
+    fs = facts(vllm_version="0.33.0", serve_command="vllm serve m -tp 2 --enable-custom-all-reduce")
+    ok, cmd = script("expandable-segments-custom-allreduce", "disable-custom-all-reduce", fs)
+    assert ok and cmd == "vllm serve m -tp 2 --disable-custom-all-reduce"
+
+
+def test_real_p2p_check_clears_the_cache_first() -> None:
+    ok, cmd = script("custom-allreduce-ipc", "real-p2p-check", facts(vllm_version="0.14.0"))
+    lines = cmd.splitlines()
+    assert ok and lines[0] == "export VLLM_SKIP_P2P_CHECK=0"
+    assert lines[1].startswith("rm -f ~/.cache/vllm/gpu_p2p_access_cache_for_")
+
+
+# --- the workspace lock ----------------------------------------------------------------------------
+
+
+def test_workspace_assertion_goes_straight_to_its_leaf() -> None:
+    fs = facts(diagnosis="workspace-locked", vllm_version="0.21.0", kv_cache_dtype="turboquant_4bit_nc", workspace_required_mb=0.76)
+    assert leaf_for(fs).id == "workspace-locked"
+
+
+def test_workspace_fixes_exist_only_where_the_lock_does() -> None:
+    assert script("workspace-locked", "enforce-eager", facts(vllm_version="0.12.0"))[0] is False
+    ok, cmd = script("workspace-locked", "enforce-eager", facts(vllm_version="0.13.0"))
+    assert ok and "--enforce-eager" in cmd
+
+
+def test_no_command_anywhere_in_this_area_uses_a_variable_that_never_existed() -> None:
+    for leaf_id in MY_LEAVES:
+        for fix in kb().leaves[leaf_id].fixes:
+            for variant in fix.variants:
+                names = [n for n, _ in variant.env] + list(variant.unset_env) + list(variant.shell)
+                assert not any("VLLM_ALLOW_WORKSPACE_GROWTH" in n for n in names), (leaf_id, fix.id)
+                assert "--use-deepgemm" not in dict(variant.flags), (leaf_id, fix.id)
+                assert "--swap-space" not in dict(variant.flags), (leaf_id, fix.id)
+
+
+# --- speculative decoding --------------------------------------------------------------------------
+
+
+def test_serving_oom_with_speculation_reaches_the_leaf() -> None:
+    fs = facts(diagnosis="speculative-decoding", vllm_version="0.21.0", num_speculative_tokens=5)
+    assert leaf_for(fs).id == "speculative-decoding"
+
+
+def test_fewer_spec_tokens_uses_the_old_flag_before_0_8_2() -> None:
+    ok, cmd = script("speculative-decoding", "fewer-spec-tokens", facts(vllm_version="0.8.1", num_speculative_tokens=5))
+    assert ok and "--num-speculative-tokens 2" in cmd and "--speculative-config" not in cmd
+
+
+def test_fewer_spec_tokens_rewrites_the_operators_config() -> None:
+    fs = facts(
+        vllm_version="0.21.0",
+        serve_command="vllm serve Qwen/Qwen3.6-27B -sc '{\"method\": \"mtp\", \"num_speculative_tokens\": 5}' --max-num-seqs 64",
+    )
+    ok, cmd = script("speculative-decoding", "fewer-spec-tokens", fs)
+    assert ok
+    assert cmd == "vllm serve Qwen/Qwen3.6-27B --speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 2}' --max-num-seqs 64"
+
+
+def test_dropping_speculation_removes_the_flags_of_each_era() -> None:
+    old = facts(vllm_version="0.7.3", serve_command="vllm serve big --speculative-model small --num-speculative-tokens 4 -tp 2")
+    ok, cmd = script("speculative-decoding", "drop-speculative-decoding", old)
+    assert ok and cmd == "vllm serve big -tp 2"
+    new = facts(vllm_version="0.24.0", serve_command="vllm serve big -sc '{\"method\": \"ngram\", \"num_speculative_tokens\": 4}' -tp 2")
+    ok, cmd = script("speculative-decoding", "drop-speculative-decoding", new)
+    assert ok and cmd == "vllm serve big -tp 2"
+
+
+def test_spec_headroom_uses_vocabulary_and_draft_tokens() -> None:
+    fs = facts(vllm_version="0.24.0", max_num_seqs=1024, num_speculative_tokens=7, vocab_size=151936, startup_total_gib=79.19)
+    ok, cmd = script("speculative-decoding", "spec-headroom", fs)
+    assert ok and "--gpu-memory-utilization 0.86" in cmd
