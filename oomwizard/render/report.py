@@ -83,9 +83,13 @@ def leaf_json(leaf: Leaf, facts: FactSet | None = None, path: tuple[Step, ...] |
     return out
 
 
-def _wrap(text: str, indent: str, width: int) -> str:
+def _wrap(text: str, indent: str, width: int, hang: str | None = None) -> str:
+    """Wrap prose; ``hang`` indents continuation lines (defaults to ``indent``)."""
+    rest = indent if hang is None else hang
     return "\n".join(
-        textwrap.fill(p, width=width, initial_indent=indent, subsequent_indent=indent) for p in text.split("\n") if p.strip()
+        textwrap.fill(p, width=width, initial_indent=indent, subsequent_indent=rest, break_on_hyphens=False)
+        for p in text.split("\n")
+        if p.strip()
     )
 
 
@@ -121,6 +125,7 @@ def leaf_text(
         if not rf.available:
             spec = " | ".join(v.versions.text for v in rf.fix.variants)
             out.append("    " + ui("not_for_version", lang, version=rf.version, spec=spec))
+            continue
         for rv in rf.variants:
             out.append(f"    [{_tag(rf, rv.versions, lang)}]")
             out.append(_wrap(rf.fix.cost_note(lang), "    ", width))
@@ -128,7 +133,7 @@ def leaf_text(
                 out.append(f"    $ {line}")
             for r in rv.values:
                 if r.why is not None:
-                    out.append(_wrap(f"{r.value}: {r.why(lang)}", "      = ", width))
+                    out.append(_wrap(f"{r.value}: {r.why(lang)}", "      = ", width, "        "))
             if rv.missing:
                 out.append(f"      {ui('fill_in', lang)}: {', '.join(rv.missing)}")
             if rv.note:
