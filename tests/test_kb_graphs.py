@@ -214,6 +214,14 @@ def test_invalid_argument_splits_on_expandable_segments(expandable: bool | None,
     assert leaf_for(facts(**values)).id == leaf
 
 
+def test_without_the_environment_the_log_readers_choice_decides() -> None:
+    fs = facts(diagnosis="custom-allreduce-ipc", vllm_version="0.23.0", tp=4)
+    assert leaf_for(fs).id == "custom-allreduce-ipc"
+    # a fact read from the server's environment beats the log reader's guess
+    fs = facts(diagnosis="custom-allreduce-ipc", vllm_version="0.23.0", tp=4, expandable_segments=True)
+    assert leaf_for(fs).id == "expandable-segments-custom-allreduce"
+
+
 def test_unsetting_both_allocator_variables_keeps_the_command() -> None:
     fs = facts(vllm_version="0.24.0", serve_command="vllm serve deepseek-ai/DeepSeek-V4-Flash -tp 2 --trust-remote-code")
     ok, cmd = script("expandable-segments-custom-allreduce", "drop-expandable-segments", fs)

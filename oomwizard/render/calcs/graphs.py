@@ -129,8 +129,10 @@ def graph_need_bytes(facts: FactSet) -> tuple[int, Text, tuple[str, ...]] | None
         found.append(
             (
                 b,
-                f"the failed capture held {_gib(pools)} in private pools and asked for {_gib(asked)} more ({basis})",
-                f"失败的捕获已在私有内存池中持有 {_gib(pools)}，又申请 {_gib(asked)}（{basis}）",
+                f"the failed capture held {_gib(pools)} in private pools and asked for {_gib(asked)} more ({basis}; "
+                "a lower bound, since the graphs not yet captured need a little more)",
+                f"失败的捕获已在私有内存池中持有 {_gib(pools)}，又申请 {_gib(asked)}（{basis}；"
+                "这是下限，尚未捕获的 graph 还需要少量显存）",
                 ("oom_private_pools_bytes", "oom_requested_bytes"),
             )
         )
