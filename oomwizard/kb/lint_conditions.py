@@ -76,7 +76,7 @@ def fact_domains(kb: KnowledgeBase) -> dict[str, set[str]]:
     return out
 
 
-def condition_problems(cond: Condition, kb: KnowledgeBase, domains: dict[str, set[str]]) -> list[tuple[str, str]]:
+def condition_problems(cond: Condition, domains: dict[str, set[str]]) -> list[tuple[str, str]]:
     """(severity, message) for every comparison in ``cond`` that cannot match as written."""
     out: list[tuple[str, str]] = []
     for node in _nodes(cond.tree):

@@ -78,7 +78,7 @@ def check_tree(ctx: LintContext) -> None:
 
 
 def _check_condition(ctx: LintContext, file: str, line: int, cond: Condition, domains: dict[str, set[str]]) -> None:
-    for severity, message in condition_problems(cond, ctx.kb, domains):
+    for severity, message in condition_problems(cond, domains):
         ctx.report(severity, file, line, message)
 
 
