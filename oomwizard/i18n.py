@@ -197,6 +197,7 @@ UI: dict[str, Text] = {
         "不会替你执行任何命令：复制（c）或保存（s）命令，读过之后自己运行。",
     ),
     "tui.leaf.numbers": Text("Where the numbers come from", "数值的由来"),
+    "tui.leaf.more": Text("more under 3 Details", "详见 3 详情"),
     "tui.leaf.copied": Text(
         "Fix {n} sent to the clipboard through the terminal ({via}). Nothing arrived? Press s to save it; "
         "it is also printed when you quit.",

@@ -21,6 +21,7 @@ from .i18n import ui
 from .kb.model import KnowledgeBase, Question
 from .launch import LaunchOptions
 from .logs.model import Diagnosis
+from .render.diagnosis import diagnosis_text
 from .render.report import leaf_text
 from .render.safe_text import printable
 from .session import Session
@@ -39,28 +40,6 @@ def _flat(text: str) -> str:
 
 def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def diagnosis_summary(diag: Diagnosis, kb: KnowledgeBase, lang: str) -> str:
-    """The ranked scenarios with their strongest evidence, in 80 columns."""
-    try:
-        from .render.diagnosis import diagnosis_text
-
-        return diagnosis_text(diag, lang)
-    except ImportError:
-        pass
-    out = [f"== {ui('tui.diag.title', lang)} ({_flat(', '.join(diag.inputs))}) =="]
-    if not diag.matches:
-        out.append(ui("tui.diag.none", lang))
-    for m in diag.matches:
-        sc = kb.scenarios.get(m.scenario)
-        title = sc.title(lang) if sc else m.scenario
-        out.append(f"{round(m.score * 100):>3}%  {title}  [{m.scenario}]")
-        for ev in m.evidence[:2]:
-            out.append("      " + _short(f"{_flat(ev.file)}:{ev.line}  {_flat(ev.text)}", WIDTH - 6))
-    for w in diag.warnings:
-        out.append(f"  ! {_flat(w)}")
-    return "\n".join(out) + "\n"
 
 
 class PlainWizard:
@@ -115,7 +94,7 @@ class PlainWizard:
             except InputProblem as e:
                 print(f"oomwizard: {e}", file=self.err)
                 return Exit.INPUT
-            self.out.write(diagnosis_summary(self.diagnosis, self.kb, self.lang) + "\n")
+            self.out.write(diagnosis_text(self.diagnosis, self.lang) + "\n")
             self.out.flush()
         machine = self._machine()
         facts = FactSet()

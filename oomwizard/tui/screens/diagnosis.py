@@ -12,7 +12,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Footer, LoadingIndicator, OptionList, Static
 from textual.widgets.option_list import Option
@@ -50,7 +50,7 @@ class DiagnosisScreen(WizardScreen, FactsAware):
             yield Static(id="diag-inputs")
             yield Static(Content(self.t("tui.diag.scenarios")), classes="section")
             yield OptionList(id="scenarios")
-            yield Static(id="diag-detail")
+            yield Vertical(id="diag-detail")
             yield Static(id="diag-facts")
             yield Static(id="diag-warnings")
         yield Footer()
@@ -93,12 +93,7 @@ class DiagnosisScreen(WizardScreen, FactsAware):
         for m in diag.matches:
             sc = self.wizard.kb.scenarios.get(m.scenario)
             title = sc.title(self.wizard.lang) if sc else m.scenario
-            opts.append(
-                Option(
-                    Content.assemble((f"{round(m.score * 100):>3}%  ", "bold"), title, (f"  {m.scenario}", "dim")),
-                    id=m.scenario,
-                )
-            )
+            opts.append(Option(Content.assemble((f"{round(m.score * 100):>3}%  ", "bold"), title), id=m.scenario))
         if not opts:
             opts.append(Option(Content(self.t("tui.diag.none")), id=NO_SCENARIO))
         options.set_options(opts)
@@ -114,23 +109,27 @@ class DiagnosisScreen(WizardScreen, FactsAware):
         )
 
     def _detail(self, match: Match | None) -> None:
+        """The highlighted scenario: its summary, the reasons, and the log lines (indented, wrapped)."""
         lang = self.wizard.lang
-        parts: list[str | tuple[str, str]] = []
+        widgets: list[Static] = []
         if match is not None:
             sc = self.wizard.kb.scenarios.get(match.scenario)
-            if sc is not None:
-                parts += [(sc.summary(lang), "italic"), "\n"]
+            summary = sc.summary(lang) if sc is not None else ""
+            widgets.append(Static(Content.assemble((match.scenario, "bold"), " — ", (summary, "italic"))))
             if match.reasons:
-                parts += ["\n", (self.t("tui.diag.reasons") + "\n", "bold")]
-                for r in match.reasons:
-                    parts.append(f"  • {one_line(r(lang))}\n")
+                widgets.append(Static(Content(self.t("tui.diag.reasons")), classes="section"))
+                widgets += [Static(Content(f"• {one_line(r(lang))}"), classes="reason") for r in match.reasons]
             if match.evidence:
-                parts += ["\n", (self.t("tui.diag.evidence") + "\n", "bold")]
+                widgets.append(Static(Content(self.t("tui.diag.evidence")), classes="section"))
                 for ev in match.evidence[:MAX_EVIDENCE]:
-                    parts += [(f"  {one_line(ev.file)}:{ev.line}  ", "bold"), one_line(ev.text), "\n"]
+                    widgets.append(Static(Content.assemble((f"{one_line(ev.file)}:{ev.line}", "bold")), classes="where"))
+                    widgets.append(Static(Content(one_line(ev.text)), classes="evidence"))
                 if len(match.evidence) > MAX_EVIDENCE:
-                    parts.append(f"  … +{len(match.evidence) - MAX_EVIDENCE}\n")
-        self.query_one("#diag-detail", Static).update(Content.assemble(*parts))
+                    widgets.append(Static(Content(f"… +{len(match.evidence) - MAX_EVIDENCE}"), classes="where"))
+        detail = self.query_one("#diag-detail", Vertical)
+        with self.app.batch_update():
+            detail.remove_children()
+            detail.mount(*widgets)
 
     def _facts_content(self, diag: Diagnosis) -> Content:
         lang = self.wizard.lang

@@ -56,14 +56,24 @@ class FactsScreen(WizardScreen, FactsAware):
 
     def on_mount(self) -> None:
         self.ready = True
-        table = self.query_one("#facts-table", DataTable)
-        # Fixed widths keep the table inside 80 columns; Enter shows a long value in full.
-        table.add_column(self.t("tui.facts.name"), key="name", width=24)
-        table.add_column(self.t("tui.facts.value"), key="value", width=20)
-        table.add_column(self.t("tui.facts.source"), key="source")
         self.query_one("#fact-editor").display = False
+        self._columns()
+        self.query_one("#facts-table", DataTable).focus()
+
+    def on_resize(self) -> None:
+        if self.ready:
+            self._columns()
+
+    def _columns(self) -> None:
+        """Columns sized to the screen, so nothing scrolls sideways; Enter shows a long value in full."""
+        table = self.query_one("#facts-table", DataTable)
+        width = max(60, self.size.width or self.app.size.width)
+        name_w, value_w = (24, 20) if width < 110 else (32, 34)
+        table.clear(columns=True)
+        table.add_column(self.t("tui.facts.name"), key="name", width=name_w)
+        table.add_column(self.t("tui.facts.value"), key="value", width=value_w)
+        table.add_column(self.t("tui.facts.source"), key="source", width=max(12, width - name_w - value_w - 7))
         self.facts_changed()
-        table.focus()
 
     def facts_changed(self) -> None:
         if not self.ready:
@@ -106,7 +116,7 @@ class FactsScreen(WizardScreen, FactsAware):
             table.add_row(
                 Text(fact_title(f.name, w.lang), overflow="ellipsis"),
                 Text(_flat(format_value(f.name, f.value, w.lang)), style="bold", overflow="ellipsis"),
-                Text(source),
+                Text(source, overflow="ellipsis", no_wrap=True),
                 key=f.name,
             )
         if not facts:

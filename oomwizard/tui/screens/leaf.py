@@ -9,6 +9,7 @@ next log.
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 from textual import on
@@ -26,6 +27,16 @@ from ..widgets.commands import FixCard
 from .base import TitleBar, WizardScreen
 
 TABS = ("fix", "checklist", "details", "article")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'“])|(?<=[。！？])")
+
+
+def first_sentence(text: str, limit: int = 240) -> str:
+    """The first sentence of ``text`` (English or Chinese), or ``text`` if it is one sentence."""
+    head = _SENTENCE_END.split(text.strip(), maxsplit=1)[0].strip()
+    if len(head) > limit:
+        cut = head[:limit].rsplit(" ", 1)[0]
+        return cut + "…"
+    return head
 
 
 class LeafScreen(WizardScreen, FactsAware):
@@ -68,25 +79,31 @@ class LeafScreen(WizardScreen, FactsAware):
                     yield ChecklistItem(c.text(lang), auto, checked=cid in self._checked, id=cid)
             with TabPane(f"3 {self.t('tui.leaf.tab.details')}", id="details"), VerticalScroll(id="details-scroll"):
                 yield Static(self._details(), id="leaf-details")
-            with TabPane(f"4 {self.t('tui.leaf.tab.article')}", id="article"), VerticalScroll(id="article-scroll"):
-                art = w.kb.article("leaves", leaf.id, lang)
-                if art is not None:
-                    yield Markdown(art.body, open_links=False, id="leaf-article")
-                else:
-                    yield Static(Content(w.t("tui.help.none")), id="leaf-article")
+            with TabPane(f"4 {self.t('tui.leaf.tab.article')}", id="article"):
+                # Filled on first view: parsing and highlighting a long article takes a noticeable
+                # fraction of a second, which the fix itself should not wait for.
+                yield VerticalScroll(id="article-scroll")
         yield Footer()
 
     def _summary(self) -> Content:
+        """Title, conclusion and the root cause's first sentence; the whole root cause is under Details."""
         w = self.wizard
         leaf = self.done.leaf
         status = w.t(leaf.root_cause_status)
-        return Content.assemble(
+        cause = leaf.root_cause(w.lang)
+        first = first_sentence(cause)
+        parts: list[str | tuple[str, str]] = [
+            (leaf.title(w.lang), "bold underline"),
+            "\n\n",
             (f"{w.t('conclusion')}: ", "bold"),
             leaf.conclusion(w.lang),
             "\n\n",
             (f"{w.t('root_cause')} ({status}): ", "bold"),
-            leaf.root_cause(w.lang),
-        )
+            first,
+        ]
+        if first != cause:
+            parts.append((f" … ({self.t('tui.leaf.more')})", "dim italic"))
+        return Content.assemble(*parts)
 
     def _fix_cards(self) -> ComposeResult:
         for i, rf in enumerate(render_fixes(self.done.leaf, self.done.facts), 1):
@@ -97,6 +114,9 @@ class LeafScreen(WizardScreen, FactsAware):
         lang = w.lang
         leaf = self.done.leaf
         parts: list[str | tuple[str, str]] = [
+            (f"{w.t('root_cause')} ({w.t(leaf.root_cause_status)})\n", "bold"),
+            leaf.root_cause(lang),
+            "\n\n",
             (f"{w.t('environment')}\n", "bold"),
             leaf.environment(lang),
             "\n\n",
@@ -126,7 +146,8 @@ class LeafScreen(WizardScreen, FactsAware):
         self.ready = True
         cards = list(self.query(FixCard))
         if cards:
-            cards[0].focus()
+            # Focus the first fix without scrolling: the conclusion above it is what to read first.
+            cards[0].focus(scroll_visible=False)
 
     @on(ChecklistItem.Toggled)
     def _toggled(self, event: ChecklistItem.Toggled) -> None:
@@ -135,6 +156,22 @@ class LeafScreen(WizardScreen, FactsAware):
                 self._checked.add(event.item.id)
             else:
                 self._checked.discard(event.item.id)
+
+    @on(TabbedContent.TabActivated, "#leaf-tabs")
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "article":
+            self.load_article()
+
+    def load_article(self) -> None:
+        scroll = self.query_one("#article-scroll", VerticalScroll)
+        if scroll.children:
+            return
+        w = self.wizard
+        art = w.kb.article("leaves", self.done.leaf.id, w.lang)
+        if art is not None:
+            scroll.mount(Markdown(art.body, open_links=False, id="leaf-article"))
+        else:
+            scroll.mount(Static(Content(w.t("tui.help.none")), id="leaf-article"))
 
     # --- facts arriving late -----------------------------------------------------------------
 
@@ -190,6 +227,8 @@ class LeafScreen(WizardScreen, FactsAware):
         """Switch tabs and move the focus into the new tab (focus left behind would switch back)."""
         self.set_focus(None)
         self.query_one("#leaf-tabs", TabbedContent).active = tab
+        if tab == "article":
+            self.load_article()
         pane = self.query_one(f"#{tab}", TabPane)
         preferred = [*pane.query(FixCard), *pane.query(ChecklistItem), *pane.query(VerticalScroll)]
         if preferred:

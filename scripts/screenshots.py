@@ -1,0 +1,158 @@
+"""Write SVG screenshots of the wizard's main screens into screenshots/, from the real app.
+
+    python scripts/screenshots.py                 # the bundled demo (log + machine)
+    python scripts/screenshots.py --log FILE      # another log, with the demo machine
+
+The app runs headless with Textual's Pilot on the real knowledge base, the real log reader and
+the demo's saved machine report, so the pictures are deterministic and show what an operator
+sees. Keys are pressed as an operator would: Enter on each suggestion.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from oomwizard.engine import Ask  # noqa: E402
+from oomwizard.launch import DEMO_LOG, DEMO_MACHINE, LaunchOptions  # noqa: E402
+from oomwizard.tui.app import WizardApp  # noqa: E402
+from oomwizard.tui.screens.diagnosis import DiagnosisScreen  # noqa: E402
+from oomwizard.tui.screens.leaf import LeafScreen  # noqa: E402
+from oomwizard.tui.screens.question import QuestionScreen  # noqa: E402
+
+SIZE = (100, 32)
+Steps = Callable[[Any], Awaitable[None]]
+
+
+async def settle(pilot: Any) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def press(pilot: Any, *keys: str) -> None:
+    for key in keys:
+        await pilot.press(key)
+        await pilot.pause()
+    await settle(pilot)
+
+
+async def to_questions(pilot: Any) -> None:
+    await settle(pilot)
+    if isinstance(pilot.app.screen, DiagnosisScreen):
+        await press(pilot, "enter")
+
+
+async def to_suggested_choice(pilot: Any) -> None:
+    """The first choice question whose answer is pre-filled from the log."""
+    await to_questions(pilot)
+    for _ in range(20):
+        step = pilot.app.session.current()
+        if (
+            isinstance(step, Ask)
+            and step.question.kind == "choice"
+            and step.suggestion is not None
+            and "log line" in step.suggestion.source
+            and step.question.id != "symptom"
+        ):
+            return
+        await press(pilot, "enter")
+    raise SystemExit("no question with a suggestion from the log on this path")
+
+
+async def to_leaf(pilot: Any) -> None:
+    await to_questions(pilot)
+    for _ in range(30):
+        if isinstance(pilot.app.screen, LeafScreen):
+            return
+        await press(pilot, "enter")
+    raise SystemExit("the walk did not reach a leaf")
+
+
+async def nothing(pilot: Any) -> None:
+    await settle(pilot)
+
+
+def shots(log: str, machine: str) -> list[tuple[str, LaunchOptions, Steps]]:
+    def opts(lang: str = "en", with_log: bool = True) -> LaunchOptions:
+        return LaunchOptions(logs=[log] if with_log else [], machine=machine, lang=lang)
+
+    async def question(pilot: Any) -> None:
+        await to_suggested_choice(pilot)
+        assert isinstance(pilot.app.screen, QuestionScreen)
+
+    async def help_screen(pilot: Any) -> None:
+        await to_suggested_choice(pilot)
+        await press(pilot, "question_mark")
+
+    async def checklist(pilot: Any) -> None:
+        await to_leaf(pilot)
+        await press(pilot, "2", "space")
+
+    async def facts(pilot: Any) -> None:
+        await to_questions(pilot)
+        await press(pilot, "f")
+
+    return [
+        ("welcome", opts(with_log=False), nothing),
+        ("diagnosis", opts(), nothing),
+        ("question", opts(), question),
+        ("help", opts(), help_screen),
+        ("facts", opts(), facts),
+        ("leaf", opts(), to_leaf),
+        ("checklist", opts(), checklist),
+        ("leaf-zh", opts("zh"), to_leaf),
+    ]
+
+
+async def capture(name: str, opts: LaunchOptions, steps: Steps, out: Path, size: tuple[int, int]) -> Path:
+    app = WizardApp(opts)
+    async with app.run_test(size=size) as pilot:
+        await steps(pilot)
+        await settle(pilot)
+        path = app.save_screenshot(filename=f"{name}.svg", path=str(out))
+    return Path(path)
+
+
+def _relative(path: str) -> str:
+    p = Path(path).resolve()
+    return str(p.relative_to(ROOT)) if p.is_relative_to(ROOT) else str(p)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--log", default=str(DEMO_LOG), help="the log to diagnose (default: the demo's)")
+    parser.add_argument("--machine", default=str(DEMO_MACHINE), help="a saved machine report (default: the demo's)")
+    parser.add_argument("--out", default=str(ROOT / "screenshots"), help="output folder")
+    parser.add_argument("--size", default=f"{SIZE[0]}x{SIZE[1]}", help="terminal size, COLUMNSxROWS")
+    parser.add_argument("--only", action="append", default=[], help="only these screenshots (by name)")
+    args = parser.parse_args(argv)
+    for path in (args.log, args.machine):
+        if not Path(path).is_file():
+            print(f"screenshots: {path} not found", file=sys.stderr)
+            return 4
+    cols, rows = (int(x) for x in args.size.split("x"))
+    out = Path(args.out).resolve()
+    # Paths appear on screen (evidence file:line): make them relative so the pictures do not
+    # depend on where the checkout lives.
+    os.chdir(ROOT)
+    args.log, args.machine = (_relative(p) for p in (args.log, args.machine))
+    out.mkdir(parents=True, exist_ok=True)
+    for name, opts, steps in shots(args.log, args.machine):
+        if args.only and name not in args.only:
+            continue
+        path = asyncio.run(capture(name, opts, steps, out, (cols, rows)))
+        print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
