@@ -233,11 +233,12 @@ class _Reader:
             comm = None
         if comm is not None:
             try:
-                raw = (base / "cmdline").read_bytes()
-                cmd = " ".join(a for a in raw.decode("utf-8", "replace").split("\0") if a)
+                words = [a for a in (base / "cmdline").read_bytes().decode("utf-8", "replace").split("\0") if a]
             except OSError:
-                cmd = ""
-            return {"name": comm, "cmdline": cmd[:500], "visible": True}
+                words = []
+            # vLLM retitles its workers (VLLM::EngineCore); nvidia-smi shows that title, so do we
+            name = words[0] if words and words[0].startswith(("VLLM::", "ray::")) else comm
+            return {"name": name, "cmdline": " ".join(words)[:500], "visible": True}
         name = None
         fn = getattr(self.nv, "nvmlSystemGetProcessName", None)
         if fn is not None:

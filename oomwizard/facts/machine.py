@@ -497,6 +497,10 @@ def facts_from_data(data: Mapping[str, Any]) -> FactSet:
     _gpu_facts(data, out)
     _package_facts(data, out)
     _host_facts(data, out)
-    _env_facts(data.get("env") or {}, data, "env", "machine", out)
+    servers = (data.get("processes") or {}).get("servers") or []
+    if not (servers and servers[0].get("env") is not None):
+        # A running server's own environment is what its torch uses; this shell's would only
+        # mix in settings the server never saw.
+        _env_facts(data.get("env") or {}, data, "env", "machine", out)
     _server_facts(data, out)
     return FactSet.of(out)
