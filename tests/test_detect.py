@@ -268,3 +268,23 @@ def test_cli_detect_json_without_gpu():
     assert {"packages", "env", "facts"} <= set(data)
     replay = MachineReport.from_json(data)
     assert replay.facts.to_json() == data["facts"]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"gpus": [{}], "nvml": {"available": True}},
+        {"gpus": [{"index": 0, "memory": {"total": 1}}], "nvml": {"available": True}, "visible": {"indices": [0]}},
+        {"processes": {"servers": [{}]}},
+        {"gpus": "x", "nvml": {"available": True}, "processes": [], "host": 3, "notes": "x", "interpreters": 5, "allocator": "x"},
+    ],
+)
+def test_a_mangled_saved_report_replays_without_a_traceback(data):
+    r = MachineReport.from_json(data)
+    assert "report_malformed" in [n["code"] for n in r.data["notes"]]
+    assert "could not be read" in machine_text(r, "en")
+
+
+def test_not_a_report_at_all():
+    with pytest.raises(ValueError, match="not a saved"):
+        MachineReport.from_json(["a", "list"])  # type: ignore[arg-type]

@@ -61,8 +61,21 @@ class MachineReport:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> MachineReport:
         """Replay a saved report: the facts are rebuilt from the data by the same pure code."""
+        if not isinstance(data, Mapping):
+            raise ValueError("not a saved `oomwizard detect --format json` report")
         clean = {k: v for k, v in data.items() if k != "facts"}
-        return cls(clean, facts_from_data(clean))
+        facts, broken = derive(clean)
+        if broken:
+            clean["notes"] = [
+                *(n for n in clean.get("notes") or [] if isinstance(n, dict)),
+                note(
+                    "report_malformed",
+                    f"Parts of this saved report could not be read and were ignored: {', '.join(broken)}",
+                    f"此保存的报告中有部分无法读取，已忽略：{', '.join(broken)}",
+                    "problem",
+                ),
+            ]
+        return cls(clean, facts)
 
 
 # --- detection -----------------------------------------------------------------------------------
@@ -491,16 +504,29 @@ def _server_facts(data: Mapping[str, Any], out: list[Fact]) -> None:
         _env_facts(s["env"], data, f"process {s['pid']} environment:", "process", out)
 
 
-def facts_from_data(data: Mapping[str, Any]) -> FactSet:
-    """Every fact the report supports. Pure: the same data always gives the same facts."""
-    out: list[Fact] = []
-    _gpu_facts(data, out)
-    _package_facts(data, out)
-    _host_facts(data, out)
+def _shell_env_facts(data: Mapping[str, Any], out: list[Fact]) -> None:
     servers = (data.get("processes") or {}).get("servers") or []
     if not (servers and servers[0].get("env") is not None):
         # A running server's own environment is what its torch uses; this shell's would only
         # mix in settings the server never saw.
         _env_facts(data.get("env") or {}, data, "env", "machine", out)
-    _server_facts(data, out)
-    return FactSet.of(out)
+
+
+_PARTS = (("gpus", _gpu_facts), ("packages", _package_facts), ("host", _host_facts), ("env", _shell_env_facts), ("processes", _server_facts))
+
+
+def derive(data: Mapping[str, Any]) -> tuple[FactSet, list[str]]:
+    """Facts from the report, and the parts of it too malformed to read (a hand-edited file)."""
+    out: list[Fact] = []
+    broken: list[str] = []
+    for name, part in _PARTS:
+        try:
+            part(data, out)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            broken.append(name)
+    return FactSet.of(out), broken
+
+
+def facts_from_data(data: Mapping[str, Any]) -> FactSet:
+    """Every fact the report supports. Pure: the same data always gives the same facts."""
+    return derive(data)[0]

@@ -7,7 +7,7 @@ process title is untrusted text.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..facts.machine import MachineReport
@@ -63,6 +63,7 @@ L: dict[str, Text] = {
     "notes": Text("Notes", "提示"),
     "facts": Text("Facts for the diagnosis", "用于诊断的事实"),
     "unknown": Text("unknown", "未知"),
+    "unreadable": Text("(this part of the saved report could not be read)", "（保存的报告中这一部分无法读取）"),
 }
 
 
@@ -228,34 +229,48 @@ def _host_lines(data: Mapping[str, Any], lang: str) -> list[str]:
     return out
 
 
+def _guarded(section: Callable[[], list[str]], lang: str) -> list[str]:
+    """A hand-edited saved report may break one section; the others still print."""
+    try:
+        return section()
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return ["  " + _t("unreadable", lang)]
+
+
+def _env_lines(data: Mapping[str, Any], lang: str) -> list[str]:
+    env = data.get("env") or {}
+    if not env:
+        return []
+    return ["", _t("env", lang), *(f"  {k}={printable(str(v))}" for k, v in env.items())]
+
+
+def _note_lines(data: Mapping[str, Any], lang: str) -> list[str]:
+    notes = [n for n in data.get("notes") or [] if isinstance(n, Mapping)]
+    if not notes:
+        return []
+    marks = {"problem": "x", "warning": "!", "info": "-"}
+    return ["", _t("notes", lang), *(f"  {marks.get(n.get('level', 'info'), '-')} {printable(note_text(n, lang))}" for n in notes)]
+
+
 def machine_text(report: MachineReport, lang: str = "en") -> str:
     data = report.data
     lines = [_t("title", lang)]
     if data.get("detected_at"):
         total = (data.get("timings_ms") or {}).get("total")
-        lines[0] += "  (" + _t("detected", lang, at=data["detected_at"], s=(total or 0) / 1000) + ")"
+        lines[0] += "  (" + _t("detected", lang, at=printable(str(data["detected_at"])), s=(total or 0) / 1000) + ")"
     lines.append("")
-    lines += _gpu_lines(data, lang)
+    lines += _guarded(lambda: _gpu_lines(data, lang), lang)
     lines.append("")
-    lines += _python_lines(data, lang)
+    lines += _guarded(lambda: _python_lines(data, lang), lang)
     lines.append("")
     lines.append(_t("allocator", lang))
-    lines += _alloc_lines(data.get("allocator"), lang)
+    lines += _guarded(lambda: _alloc_lines(data.get("allocator"), lang), lang)
     lines.append("")
-    lines += _server_lines(data, lang)
+    lines += _guarded(lambda: _server_lines(data, lang), lang)
     lines.append("")
-    lines += _host_lines(data, lang)
-    env = data.get("env") or {}
-    if env:
-        lines.append("")
-        lines.append(_t("env", lang))
-        lines += [f"  {k}={printable(str(v))}" for k, v in env.items()]
-    notes = data.get("notes") or []
-    if notes:
-        lines.append("")
-        lines.append(_t("notes", lang))
-        marks = {"problem": "x", "warning": "!", "info": "-"}
-        lines += [f"  {marks.get(n.get('level', 'info'), '-')} {printable(note_text(n, lang))}" for n in notes]
+    lines += _guarded(lambda: _host_lines(data, lang), lang)
+    lines += _guarded(lambda: _env_lines(data, lang), lang)
+    lines += _guarded(lambda: _note_lines(data, lang), lang)
     lines.append("")
     lines.append(_t("facts", lang))
     width = max((len(f.name) for f in report.facts), default=0)
