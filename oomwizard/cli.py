@@ -150,7 +150,11 @@ def _machine_facts(args: argparse.Namespace, detect: bool) -> Any:
         except (OSError, ValueError) as e:
             _err(f"cannot read machine description {args.machine}: {e}")
             raise SystemExit(Exit.INPUT) from None
-        return MachineReport.from_json(data).facts
+        try:
+            return MachineReport.from_json(data).facts
+        except ValueError as e:
+            _err(f"{args.machine}: {e}")
+            raise SystemExit(Exit.INPUT) from None
     if detect:
         from .facts.machine import detect_machine
 
