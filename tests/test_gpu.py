@@ -118,14 +118,14 @@ def test_processes_named_from_proc_and_hidden_ones(tmp_path):
     proc = make_proc(
         tmp_path / "proc",
         [
-            {"pid": 4242, "argv": ["python3", "-c", "hold"], "comm": "python3"},
+            {"pid": 4242, "argv": ["python3", "-c", "hold", "--api-key", "sk-abcdefghijklmnopqrstuvwx"], "comm": "python3"},
             {"pid": 4250, "argv": ["VLLM::EngineCore"], "comm": "python3"},
         ],
     )
     g = read_nvml(FakeNVML(spec), proc)["gpus"][0]
     by_pid = {p["pid"]: p for p in g["processes"]}
     assert by_pid[4250]["name"] == "VLLM::EngineCore"  # vLLM's title, as nvidia-smi shows it
-    assert by_pid[4242] == {"pid": 4242, "used_bytes": 10 * 1024**3, "type": "compute", "name": "python3", "cmdline": "python3 -c hold", "visible": True}
+    assert by_pid[4242] == {"pid": 4242, "used_bytes": 10 * 1024**3, "type": "compute", "name": "python3", "cmdline": "python3 -c hold --api-key <redacted>", "visible": True}
     # not in our /proc (another container): NVML's own name, flagged invisible
     assert by_pid[777]["name"] == "python3" and by_pid[777]["visible"] is False
     assert by_pid[9999]["used_bytes"] is None and by_pid[9999]["name"] is None

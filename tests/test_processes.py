@@ -265,7 +265,7 @@ def test_environment_not_readable(tmp_path, monkeypatch):
 def test_config_file_is_read_and_cli_wins(tmp_path):
     cwd = tmp_path / "work"
     cwd.mkdir()
-    (cwd / "serve.yaml").write_text("max-model-len: 8192\ngpu_memory_utilization: 0.8\nenforce-eager: true\n")
+    (cwd / "serve.yaml").write_text("max-model-len: 8192\ngpu_memory_utilization: 0.8\nenforce-eager: true\napi-key: sk-abcdefghijklmnopqrstuvwx\n")
     root = make_proc(tmp_path / "proc", [{"pid": 10, "argv": ["vllm", "serve", "m", "--config", "serve.yaml", "--gpu-memory-utilization", "0.9"], "cwd": cwd}])
     s = find_servers(root)["servers"][0]
     assert s["config_file"]["error"] is None
@@ -273,6 +273,8 @@ def test_config_file_is_read_and_cli_wins(tmp_path):
     assert s["settings"]["gpu_memory_utilization"] == 0.9
     assert s["settings"]["enforce_eager"] is True
     assert s["settings_from_config"] == ["enforce_eager", "max_model_len"]
+    assert s["config_file"]["args"]["api_key"] == "<redacted>"
+    assert "sk-abcdefghijklmnopqrstuvwx" not in json.dumps(s)
 
 
 def test_config_file_missing_is_reported(tmp_path):

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..render.redact import redact_argv
 from .notes import note
 
 # NVML return codes (nvml.h); read from the module when it has them.
@@ -238,7 +239,7 @@ class _Reader:
                 words = []
             # vLLM retitles its workers (VLLM::EngineCore); nvidia-smi shows that title, so do we
             name = words[0] if words and words[0].startswith(("VLLM::", "ray::")) else comm
-            return {"name": name, "cmdline": " ".join(words)[:500], "visible": True}
+            return {"name": name, "cmdline": " ".join(redact_argv(words))[:500], "visible": True}
         name = None
         fn = getattr(self.nv, "nvmlSystemGetProcessName", None)
         if fn is not None:

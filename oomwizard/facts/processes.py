@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..render.redact import redact_argv
+from ..render.redact import REDACTED, SECRET_FLAGS, redact_argv, redact_text, secret_env_name
 from .env import collect_env
 from .packages import read_shebang
 
@@ -383,7 +383,11 @@ def read_config_file(path: str, proc_root: Path, pid: int) -> tuple[dict[str, An
     out: dict[str, Any] = {}
     for k, v in data.items():
         key = canonical_key("--" + str(k))
-        out[key] = json.dumps(v) if isinstance(v, (dict, list)) else (v if isinstance(v, bool) else str(v))
+        if "--" + key.replace("_", "-") in SECRET_FLAGS or secret_env_name(key):
+            out[key] = REDACTED
+            continue
+        value = json.dumps(v) if isinstance(v, (dict, list)) else (v if isinstance(v, bool) else str(v))
+        out[key] = redact_text(value) if isinstance(value, str) else value
     return out, None
 
 
