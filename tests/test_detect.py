@@ -90,6 +90,7 @@ def test_busy_hgx_machine(tmp_path):
     assert f["env_vllm_use_deep_gemm"] == "0"
     codes = [n["code"] for n in r.data["notes"]]
     assert "leftover_holds_memory" in codes
+    assert (f["vllm_leftover_processes"], f["vllm_leftover_gpu_bytes"]) == (1, 30 * GIB)
     owners = {p["pid"]: p.get("owner") for p in r.data["gpus"][7]["processes"]}
     assert owners == {4250: {"server": 4242, "role": "engine core"}, 5000: {"leftover": True, "role": "GPU worker"}}
     assert "sk-abcdefghijklmnopqrstuvwx" not in json.dumps(r.to_json())
@@ -114,6 +115,7 @@ def test_single_h200_like_the_fixture(tmp_path):
     assert f["gpu_mem_used_by_others_bytes"] == 0  # v2: the driver's reservation is not "used"
     assert (f["driver_version"], f["cuda_driver_version"]) == ("580.159.04", "13.0")
     assert f["mig_enabled"] is False and f["gpu_mixed_sizes"] is False
+    assert (f["vllm_leftover_processes"], f["vllm_leftover_gpu_bytes"]) == (0, 0)
     assert r.data["nvml"]["available"] is True and r.data["nvml"]["reason"] is None
 
 

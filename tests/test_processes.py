@@ -150,6 +150,7 @@ def test_api_server_model_flag_and_old_speculative_flags():
         (["--cpu-offload-gb", "10"], "cpu_offload_gb", 10.0),
         (["-q", "fp8"], "quantization", "fp8"),
         (["-dp", "2"], "dp", 2),
+        (["--kv-cache-memory-bytes", "2G"], "kv_cache_memory_bytes", 2 * 1024**3),
     ],
 )
 def test_engine_settings(tokens, fact, value):

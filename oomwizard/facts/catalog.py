@@ -101,6 +101,8 @@ _SPECS: list[FactSpec] = [
     FactSpec("driver_version", "str", Text("NVIDIA driver", "NVIDIA 驱动")),
     FactSpec("cuda_driver_version", "str", Text("CUDA version of the driver", "驱动支持的 CUDA 版本")),
     FactSpec("in_container", "bool", Text("Running in a container", "运行在容器中")),
+    FactSpec("vllm_leftover_processes", "int", Text("vLLM processes left without a server", "没有对应服务的残留 vLLM 进程")),
+    FactSpec("vllm_leftover_gpu_bytes", "bytes", Text("GPU memory held by leftover vLLM processes", "残留 vLLM 进程占用的显存"), unit="B"),
     FactSpec("host_mem_total_bytes", "bytes", Text("Host RAM", "主机内存"), unit="B"),
     FactSpec("host_mem_available_bytes", "bytes", Text("Host RAM available", "主机可用内存"), unit="B"),
     # --- allocator ------------------------------------------------------------------------------

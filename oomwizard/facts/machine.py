@@ -504,6 +504,19 @@ def _server_facts(data: Mapping[str, Any], out: list[Fact]) -> None:
         _env_facts(s["env"], data, f"process {s['pid']} environment:", "process", out)
 
 
+def _leftover_facts(data: Mapping[str, Any], out: list[Fact]) -> None:
+    """vLLM workers that outlived their server keep their GPU memory: a classic cause of a restart OOM."""
+    procs = data.get("processes")
+    if not isinstance(procs, Mapping) or "leftovers" not in procs:
+        return
+    left = procs.get("leftovers") or []
+    pids = ", ".join(str(lo["pid"]) for lo in left[:8])
+    _add(out, "vllm_leftover_processes", len(left), f"/proc: vLLM processes without a running server{' (' + pids + ')' if pids else ''}")
+    if (data.get("nvml") or {}).get("available"):
+        held = sum(p.get("used_bytes") or 0 for g in data.get("gpus") or [] for p in g.get("processes") or [] if (p.get("owner") or {}).get("leftover"))
+        _add(out, "vllm_leftover_gpu_bytes", held, "nvidia-ml-py: GPU memory of those processes")
+
+
 def _shell_env_facts(data: Mapping[str, Any], out: list[Fact]) -> None:
     servers = (data.get("processes") or {}).get("servers") or []
     if not (servers and servers[0].get("env") is not None):
@@ -512,7 +525,7 @@ def _shell_env_facts(data: Mapping[str, Any], out: list[Fact]) -> None:
         _env_facts(data.get("env") or {}, data, "env", "machine", out)
 
 
-_PARTS = (("gpus", _gpu_facts), ("packages", _package_facts), ("host", _host_facts), ("env", _shell_env_facts), ("processes", _server_facts))
+_PARTS = (("gpus", _gpu_facts), ("packages", _package_facts), ("host", _host_facts), ("env", _shell_env_facts), ("processes", _server_facts), ("leftovers", _leftover_facts))
 
 
 def derive(data: Mapping[str, Any]) -> tuple[FactSet, list[str]]:

@@ -314,7 +314,7 @@ def engine_settings(args: Mapping[str, Any], positionals: Sequence[str], entrypo
         v = human_int(args.get(key))
         if v is not None:
             s[fact] = v
-    for fact in ("max_model_len", "max_num_seqs", "max_num_batched_tokens"):
+    for fact in ("max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_memory_bytes"):
         v = human_int(args.get(fact))
         if v is not None and v > 0:
             s[fact] = v
