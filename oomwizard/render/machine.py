@@ -7,6 +7,7 @@ process title is untrusted text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -41,7 +42,7 @@ L: dict[str, Text] = {
     "python": Text("Python environments", "Python 环境"),
     "chosen": Text("versions used for the diagnosis", "诊断所用版本"),
     "not_installed": Text("not installed", "未安装"),
-    "allocator": Text("PyTorch allocator", "PyTorch 显存分配器"),
+    "allocator": Text("PyTorch allocator (this shell's environment)", "PyTorch 显存分配器（当前 shell 的环境变量）"),
     "alloc_none": Text("no allocator variable set: torch defaults (expandable_segments off)", "未设置分配器变量：torch 默认值（expandable_segments 关闭）"),
     "alloc_uses": Text("torch uses {var}={value}", "torch 使用 {var}={value}"),
     "alloc_unsure": Text("unsure which variable torch uses (torch version unknown)", "无法确定 torch 使用哪个变量（torch 版本未知）"),
@@ -146,12 +147,28 @@ def _version_line(section: Mapping[str, Any], lang: str) -> str:
     return ", ".join(parts)
 
 
+_ROLES_ZH = (
+    (re.compile(r"^runs oomwizard$"), "运行 oomwizard"),
+    (re.compile(r"^runs vLLM \(process (\d+)\)$"), r"运行 vLLM（进程 \1）"),
+    (re.compile(r"^runs `vllm` on PATH \((.*)\)$"), r"PATH 上的 `vllm` 所用（\1）"),
+)
+
+
+def _role(role: str, lang: str) -> str:
+    """Roles are stored in English (the JSON is for machines); shown in the reader's language."""
+    if lang == "zh":
+        for pat, repl in _ROLES_ZH:
+            if pat.match(role):
+                return pat.sub(repl, role)
+    return role
+
+
 def _python_lines(data: Mapping[str, Any], lang: str) -> list[str]:
     out = [_t("python", lang)]
     chosen = (data.get("packages") or {}).get("python")
     for i in data.get("interpreters") or []:
         mark = "*" if i.get("path") == chosen else " "
-        roles = "; ".join(i.get("roles") or [])
+        roles = "; ".join(_role(str(r), lang) for r in i.get("roles") or [])
         pv = f"  Python {i['python_version']}" if i.get("python_version") else ""
         out.append(f"  {mark} {printable(str(i.get('path')))}  ({roles}){pv}")
         if i.get("error"):
