@@ -506,4 +506,5 @@ def _match_token(tok: str, count: int, by_uuid: dict[str, int], mig_by_uuid: dic
 
 
 def default_proc_root() -> str:
+    """``/proc``, or ``OOMWIZARD_PROC_ROOT`` so a whole ``oomwizard detect`` can run on a fake one."""
     return os.environ.get("OOMWIZARD_PROC_ROOT", "/proc")
