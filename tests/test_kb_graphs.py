@@ -185,6 +185,11 @@ def test_model_runner_v1_fallback_only_while_the_estimate_is_zero() -> None:
     ok, cmd = script("mrv2-cudagraph-profile-zero", "use-v1-model-runner", facts(vllm_version="0.25.1"))
     assert ok and "export VLLM_USE_V2_MODEL_RUNNER=0" in cmd
     assert script("mrv2-cudagraph-profile-zero", "use-v1-model-runner", facts(vllm_version="0.29.0"))[0] is False
+    # 0.18-0.19 only print the V1 runner's estimate unless asked to apply it
+    ok, cmd = script("mrv2-cudagraph-profile-zero", "use-v1-model-runner", facts(vllm_version="0.19.0"))
+    assert ok and "export VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1" in cmd
+    ok, cmd = script("mrv2-cudagraph-profile-zero", "use-v1-model-runner", facts(vllm_version="0.20.0"))
+    assert ok and "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS" not in cmd
     ok, cmd = script("mrv2-cudagraph-profile-zero", "upgrade-0-29", facts(vllm_version="0.27.0"))
     assert ok and "vllm>=0.29.0" in cmd
 
