@@ -148,6 +148,7 @@ _SPECS: list[FactSpec] = [
     FactSpec("swap_space_gb", "float", Text("swap_space (GiB)", "swap_space（GiB）")),
     FactSpec("limit_mm_per_prompt", "str", Text("limit_mm_per_prompt", "limit_mm_per_prompt")),
     FactSpec("use_deep_gemm", "bool", Text("DeepGEMM in use", "使用 DeepGEMM")),
+    FactSpec("kv_cache_memory_bytes", "bytes", Text("--kv-cache-memory-bytes", "--kv-cache-memory-bytes"), unit="B"),
     # --- numbers from the log ---------------------------------------------------------------------
     FactSpec("weights_gib", "float", Text("Weights per GPU", "单卡权重显存"), unit="GiB"),
     FactSpec("kv_cache_gib", "float", Text("Available KV cache memory", "可用 KV cache 显存"), unit="GiB"),
@@ -166,6 +167,7 @@ _SPECS: list[FactSpec] = [
     FactSpec("requested_gib", "float", Text("Memory vLLM asked for (total x utilization)", "vLLM 申请的显存（总量 x 利用率）"), unit="GiB"),
     FactSpec("sampler_dummy_requests", "int", Text("Dummy requests in sampler warm-up", "sampler 预热的虚拟请求数")),
     FactSpec("workspace_required_mb", "float", Text("Workspace needed after lock", "锁定后所需 workspace"), unit="MB"),
+    FactSpec("workspace_current_mb", "float", Text("Workspace size when it was locked", "锁定时的 workspace 大小"), unit="MB"),
     FactSpec("oom_requested_bytes", "bytes", Text("OOM: tried to allocate", "OOM：尝试分配"), unit="B"),
     FactSpec("oom_total_bytes", "bytes", Text("OOM: GPU total capacity", "OOM：GPU 总容量"), unit="B"),
     FactSpec("oom_free_bytes", "bytes", Text("OOM: free on the GPU", "OOM：GPU 空闲"), unit="B"),

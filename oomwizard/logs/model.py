@@ -46,6 +46,9 @@ class Diagnosis:
     inputs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     """Things the operator should know about the input itself (binary data skipped, truncated …)."""
+    oom_messages: list[dict[str, Any]] = field(default_factory=list)
+    """Every PyTorch OOM message of the input, broken down (``file``, ``line``, ``rank``, sizes in
+    bytes); the ``oom_*`` facts carry the one behind the best match."""
 
     @property
     def best(self) -> Match | None:
@@ -57,4 +60,5 @@ class Diagnosis:
             "facts": self.facts.to_json(),
             "inputs": list(self.inputs),
             "warnings": list(self.warnings),
+            "oom_messages": [dict(m) for m in self.oom_messages],
         }

@@ -1,0 +1,291 @@
+"""The engine arguments a log records, read safely, and the command line rebuilt from them.
+
+vLLM prints its arguments three ways: ``non-default args: {...}`` (0.9+, a Python dict repr),
+``args: Namespace(...)`` (older API servers, every argument), and the engine's ``Initializing …
+LLM engine (vX) with config: model='…', dtype=torch.bfloat16, …`` line. Values are Python reprs
+that may embed objects (``CompilationConfig(...)``, ``<CUDAGraphMode.FULL: 2>``), so the text is
+split at its top-level commas and each value goes through ``ast.literal_eval`` on its own;
+what does not parse stays a string. Nothing is ever ``eval``-ed.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shlex
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+from ..kb.releases import DATA_FILE
+from ..render.redact import redact_argv
+from ..versions import Version
+
+_OPEN = "([{"
+_CLOSE = ")]}"
+
+
+def split_top(text: str, sep: str = ",") -> Iterator[str]:
+    """Split at ``sep`` outside brackets and quotes (a repr's top level)."""
+    depth = 0
+    quote = ""
+    start = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 2
+                continue
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            depth = max(0, depth - 1)
+        elif c == sep and depth == 0:
+            yield text[start:i]
+            start = i + 1
+        i += 1
+    tail = text[start:]
+    if tail.strip():
+        yield tail
+
+
+def _matching(text: str, start: int) -> int:
+    """Index just past the bracket closing the one at ``start`` (or len(text) if unclosed)."""
+    depth = 0
+    quote = ""
+    i = start
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 2
+                continue
+            if c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return len(text)
+
+
+def literal(text: str) -> Any:
+    """A Python literal if ``text`` is one, else the text itself (stripped)."""
+    t = text.strip()
+    if not t:
+        return t
+    try:
+        return ast.literal_eval(t)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        pass
+    if t.startswith("{") and t.endswith("}"):
+        # vLLM prints some configs as JSON (true/false/null).
+        try:
+            return json.loads(t)
+        except ValueError:
+            pass
+    return t
+
+
+def parse_dict_repr(text: str) -> dict[str, Any]:
+    """``{'model': 'x', 'max_model_len': 32768, 'compilation_config': CompilationConfig(...)}``."""
+    body = text.strip()
+    if body.startswith("{"):
+        body = body[1:_matching(body, 0) - 1]
+    try:
+        value = ast.literal_eval("{" + body + "}")
+        if isinstance(value, dict):
+            return {str(k): v for k, v in value.items()}
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        pass
+    out: dict[str, Any] = {}
+    for item in split_top(body):
+        key, colon, value = item.partition(":")
+        if not colon:
+            continue
+        k = literal(key)
+        if isinstance(k, str) and k:
+            out[k] = literal(value)
+    return out
+
+
+def parse_kv_repr(text: str) -> dict[str, Any]:
+    """``host=None, port=8000, model='x', dtype=torch.bfloat16`` (a Namespace or config line)."""
+    out: dict[str, Any] = {}
+    for item in split_top(text):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if eq and re.fullmatch(r"[A-Za-z_]\w*", key):
+            out[key] = literal(value)
+    return out
+
+
+_NON_DEFAULT_RE = re.compile(r"non-default args:\s*(\{.*)")
+_NAMESPACE_RE = re.compile(r"args:\s*Namespace\((.*)")
+_CONFIG_RE = re.compile(
+    r"Initializing an?\s*(?:(?P<engine>V[01])\s*)?LLM engine\s*\((?P<version>v?[^)\s]+)\)\s*with config:\s*(?P<cfg>.*)"
+)
+
+
+def parse_non_default_args(text: str) -> dict[str, Any] | None:
+    m = _NON_DEFAULT_RE.search(text)
+    if not m:
+        return None
+    blob = m.group(1)
+    return parse_dict_repr(blob[:_matching(blob, 0)])
+
+
+def parse_namespace(text: str) -> dict[str, Any] | None:
+    m = _NAMESPACE_RE.search(text)
+    if not m:
+        return None
+    blob = "(" + m.group(1)
+    return parse_kv_repr(blob[1:_matching(blob, 0) - 1])
+
+
+def parse_engine_config(text: str) -> tuple[str | None, str, dict[str, Any]] | None:
+    """``(engine, version, config)`` from the engine's start-up line."""
+    m = _CONFIG_RE.search(text)
+    if not m:
+        return None
+    return m.group("engine"), m.group("version").lstrip("v"), parse_kv_repr(m.group("cfg"))
+
+
+# --- rebuilding the command line ------------------------------------------------------------------
+
+# Arguments that never belong on a rebuilt command line.
+_SKIP = {
+    "model_tag", "model", "subparser", "dispatch_function", "func", "cmd", "config",
+    "disable_log_requests", "disable_log_stats",
+}
+# For the old ``Namespace(...)`` line, which lists every argument: only these are carried over,
+# and only when they differ from the defaults below (or vLLM's defaults for the release).
+NAMESPACE_KEYS = (
+    "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "max_model_len",
+    "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens", "enforce_eager", "kv_cache_dtype",
+    "quantization", "dtype", "swap_space", "cpu_offload_gb", "enable_prefix_caching", "enable_chunked_prefill",
+    "disable_custom_all_reduce", "enable_lora", "max_loras", "max_lora_rank", "lora_modules",
+    "speculative_model", "num_speculative_tokens", "speculative_config", "limit_mm_per_prompt",
+    "trust_remote_code", "served_model_name", "enable_expert_parallel", "kv_cache_memory_bytes",
+    "compilation_config", "enable_sleep_mode", "block_size", "max_seq_len_to_capture", "host", "port",
+    "num_gpu_blocks_override", "tokenizer", "max_num_partial_prefills", "distributed_executor_backend",
+)
+_NAMESPACE_DEFAULTS: dict[str, Any] = {
+    "dtype": "auto", "kv_cache_dtype": "auto", "swap_space": 4, "cpu_offload_gb": 0, "max_loras": 1,
+    "max_lora_rank": 16, "block_size": 16, "port": 8000, "max_seq_len_to_capture": 8192,
+    "tensor_parallel_size": 1, "pipeline_parallel_size": 1, "data_parallel_size": 1,
+    "gpu_memory_utilization": 0.9, "enforce_eager": False, "trust_remote_code": False,
+    "disable_custom_all_reduce": False, "enable_lora": False, "enable_expert_parallel": False,
+    "enable_sleep_mode": False, "distributed_executor_backend": None,
+}
+
+
+@lru_cache(maxsize=1)
+def _release_data() -> dict[str, Any]:
+    try:
+        with open(DATA_FILE, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):  # pragma: no cover - the data ships with the package
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _release_defaults(version: str | None) -> dict[str, Any]:
+    """``key_flag_defaults`` of the newest bundled release not newer than ``version``."""
+    v = Version.try_parse(version) if version else None
+    if v is None:
+        return {}
+    best: dict[str, Any] = {}
+    best_v = None
+    for name, rel in _release_data().items():
+        rv = Version.try_parse(name)
+        if rv is None or rv > v or (best_v is not None and rv <= best_v):
+            continue
+        defaults = rel.get("key_flag_defaults") if isinstance(rel, dict) else None
+        if isinstance(defaults, dict):
+            best, best_v = {k[2:].replace("-", "_"): val for k, val in defaults.items()}, rv
+    return best
+
+
+def _flag(key: str) -> str:
+    return "--" + key.replace("_", "-")
+
+
+def _value_words(key: str, value: Any) -> list[str] | None:
+    """The command-line words for one argument, or None to leave it out."""
+    if value is None:
+        return None
+    flag = _flag(key)
+    if value is True:
+        return [flag]
+    if value is False:
+        # Switches whose name already says "disable"/"no" are off by default: nothing to say.
+        if key.startswith(("disable_", "no_")) or key in ("enforce_eager", "trust_remote_code", "enable_lora"):
+            return None
+        return ["--no-" + key.replace("_", "-")]
+    if isinstance(value, (dict,)):
+        if not value:
+            return None
+        return [flag, json.dumps(value, separators=(",", ":"), default=str)]
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return None
+        if all(isinstance(v, (str, int, float)) for v in value):
+            return [flag, *[str(v) for v in value]]
+        return [flag, json.dumps(list(value), default=str)]
+    text = str(value)
+    if re.fullmatch(r"[A-Za-z]\w*\(.*\)", text, re.S):
+        return None  # an object repr (CompilationConfig(...)): not something to paste back
+    return [flag, text]
+
+
+def serve_command(args: dict[str, Any], *, namespace: bool = False, version: str | None = None) -> str | None:
+    """``vllm serve MODEL --flag value …`` from the arguments a log recorded, secrets redacted."""
+    model = args.get("model_tag") or args.get("model")
+    if not model:
+        return None
+    argv = ["vllm", "serve", str(model)]
+    if namespace:
+        defaults = {**_NAMESPACE_DEFAULTS, **_release_defaults(version)}
+        items = [(k, args[k]) for k in NAMESPACE_KEYS if k in args and args[k] != defaults.get(k)]
+        items = [(k, v) for k, v in items if not (k == "served_model_name" and v in ([model], model, None))]
+    else:
+        items = [(k, v) for k, v in args.items() if k not in _SKIP]
+    for key, value in items:
+        words = _value_words(key, value)
+        if words:
+            argv.extend(words)
+    return " ".join(shlex.quote(a) for a in redact_argv(argv))
+
+
+_COMMAND_RE = re.compile(
+    r"(?:^|[\s;&|$#>])(?P<cmd>(?:[A-Z_][A-Z0-9_]*=\S+\s+)*"
+    r"(?:vllm\s+serve|python[\d.]*\s+-m\s+vllm\.entrypoints\.(?:openai\.)?api_server)\b.*)"
+)
+
+
+def find_command(text: str) -> str | None:
+    """A ``vllm serve`` / ``python -m vllm.entrypoints…`` command line quoted in the log."""
+    m = _COMMAND_RE.search(text)
+    if not m:
+        return None
+    cmd = m.group("cmd").strip().rstrip("\\").strip()
+    try:
+        argv = shlex.split(cmd)
+    except ValueError:
+        argv = cmd.split()
+    if len(argv) < 3 and "api_server" not in cmd:
+        return None
+    return " ".join(shlex.quote(a) for a in redact_argv(argv))

@@ -1,0 +1,268 @@
+"""From a raw log line to the message vLLM wrote, and who wrote it.
+
+Real logs reach us wrapped several times over: a container runtime's timestamp and stream, a JSON
+envelope, journald's host and unit, CI timestamps, colour codes (raw, as ``^[[`` caret text, or
+half stripped to ``[0;36m``), Markdown quoting from an issue, then vLLM's own process prefix
+(``(VllmWorker rank=2 pid=123)``, Ray's ``(RayWorkerWrapper pid=…, ip=…)``, ``[rank0]:``) and
+logger prefix (``INFO 05-16 11:10:22 [core.py:1161]``). :func:`clean` peels them off in that
+order and says whether the line *started* with something recognisable: a line that did not is a
+candidate continuation of a line the terminal wrapped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+# --- escape sequences --------------------------------------------------------------------------
+_ANSI_RE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC
+    r"|\x1b[@-Z\\-_]"  # other two-byte escapes
+    r"|\x1b"  # a lone ESC
+    r"|(?:\^\[|ESC)\[[0-9;?]*[A-Za-z]"  # caret form ^[[0;36m, or ESC[36m spelled out
+    r"|\[\d{1,3}(?:;\d{1,3})*m(?=[\s(\[A-Za-z0-9^]|$)"  # half stripped: [0;36m, [0m, [1m
+    r"|_bk;t=\d+\x07?"  # Buildkite's hidden timestamps
+)
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_PROGRESS_RE = re.compile(r"\d+%\|| \d+/\d+ \[\d")
+
+# --- outer wrappers (runtime, collectors, CI, Markdown) -----------------------------------------
+_TS = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+_OUTER = [
+    # CRI (containerd, CRI-O: `kubectl logs` on the node): TIMESTAMP STREAM P|F MESSAGE
+    ("cri", re.compile(rf"^{_TS}\s+(?:stdout|stderr)\s+(?P<tag>[FP])\s?")),
+    # GKE / Cloud Logging exports: INFO 2025-11-19T20:16:36.096674521Z [resource.labels…: vllm]
+    ("cloud", re.compile(rf"^(?:[A-Z]+\s+)?{_TS}\s+(?:\[[^\]]*\]\s*)+")),
+    # Buildkite and other CI: [2025-03-10T15:07:20Z]
+    ("ci", re.compile(rf"^\[{_TS}\]\s?")),
+    # docker logs --timestamps, plain ISO timestamps, Python logging's asctime
+    ("ts", re.compile(rf"^{_TS}\s+(?:\|\s+)?")),
+    # journald / syslog: Jan 01 00:00:00 host unit[123]:
+    ("journal", re.compile(r"^[A-Z][a-z]{2}\s+\d{1,2} \d\d:\d\d:\d\d \S+ [\w.@/:-]+(?:\[\d+\])?: ?")),
+    # kubectl logs --prefix: [pod/name/container]
+    ("kubectl", re.compile(r"^\[pod/[^\]\s]+\]\s?")),
+    # docker compose: vllm-1  | message
+    ("compose", re.compile(r"^[\w.-]{1,64}\s+\| ")),
+    # a table-ish paste with a leading pipe (Buildkite's web log)
+    ("pipe", re.compile(r"^\s*\|\s{1,3}(?=\S)")),
+]
+# Which outer wrappers can start with a given first character.
+_BY_FIRST = {
+    "digit": ("cri", "ts", "cloud"),
+    "upper": ("cloud", "journal"),
+    "[": ("ci", "kubectl"),
+}
+_QUOTE_RE = re.compile(r"^\s{0,3}(?:>\s?)+")
+_FENCE_RE = re.compile(r"^\s{0,3}(?:```|~~~)")
+_JSON_FIELD_RE = re.compile(r'"(?:log|message|msg|MESSAGE|textPayload)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+
+# --- vLLM's own prefixes --------------------------------------------------------------------------
+# (VllmWorker rank=2 pid=123), (EngineCore_DP0 pid=…), (RayWorkerWrapper pid=…, ip=…),
+# (pid=5439, ip=10.0.0.1), (MapWorker(MapBatches(vLLMEngineStageUDF)) pid=41459, ip=…)
+_PROC_RE = re.compile(
+    r"^\((?P<name>[A-Za-z_][\w.\-]*(?:\((?:[^()]|\([^()]*\))*\))?)?"
+    r"\s*(?:rank=(?P<rank>\d+)\s+)?pid=(?P<pid>\d+)(?:,\s*ip=[^)\s]+)?\)\s?"
+)
+_RANK_RE = re.compile(r"^\[rank(?P<rank>\d+)\]:\s?")
+_LEVEL_RE = re.compile(
+    r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
+    r"(?:\s+\d\d[-/]\d\d\s+\d\d:\d\d:\d\d(?:[.,]\d+)?)?"
+    r"(?:\s+\[?(?P<src>[\w./\\-]+\.py):\d+\])?(?::?\s+|$)"
+)
+_GLOG_RE = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+\s+[\w./\\-]+:\d+\]\s?")
+_REPEATED_RE = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
+_TP_RE = re.compile(r"(?:^|_)TP(?P<tp>\d+)")
+
+# Lines that begin something new even without a prefix: they are never a wrapped continuation.
+_FRESH_RE = re.compile(
+    r"^(?:Traceback \(most|File \"|During handling of|The above exception|"
+    r"[A-Za-z_][\w.]*(?:Error|Exception|Warning|Interrupt|Exit)\b|"
+    r"(?:INFO|DEBUG|WARNING|ERROR|CRITICAL)\b|\[rank\d|\s{2,}|\^+\s*$|~*\^+|"
+    r"Loading |Capturing |Killed\b|\$ |\+ |#|Process |Collecting |"
+    r"[A-Z][\w ./()-]{0,40}:\s|[A-Z_][A-Z0-9_]*=\S|[\w.-]+==\d)"
+)
+
+
+@dataclass
+class Clean:
+    """One physical line after peeling."""
+
+    text: str
+    """The message, without wrappers and prefixes (may still hold indentation)."""
+    shown: str
+    """The line as it is worth showing: wrappers and colours gone, vLLM's prefixes kept."""
+    proc: str = ""
+    """Who wrote it: the process prefix (``VllmWorker rank=2 pid=123``), or ``""``."""
+    rank: int | None = None
+    fresh: bool = False
+    """The line starts something (a prefix, a timestamp, a traceback line)."""
+    partial: bool = False
+    """The runtime split this line and the next one continues it (CRI ``P``)."""
+    level: str = ""
+    src: str = ""
+    """The logger's source file, e.g. ``gpu_model_runner.py``."""
+
+
+_ANSI_HINT_RE = re.compile(r"\x1b|\^\[|ESC\[|_bk;t=|\[[\d;]{0,12}m")
+
+
+def strip_ansi(text: str) -> str:
+    if _ANSI_HINT_RE.search(text):
+        return _ANSI_RE.sub("", text)
+    return text
+
+
+def _last_progress_segment(text: str) -> str:
+    """tqdm rewrites its line with ``\\r``; keep the last state and any segment that is not a bar."""
+    parts = [p for p in text.split("\r") if p.strip()]
+    if not parts:
+        return ""
+    keep = [p for p in parts[:-1] if not _PROGRESS_RE.search(p)]
+    keep.append(parts[-1])
+    return " ".join(keep) if len(keep) > 1 else keep[0]
+
+
+def _unjson(text: str) -> str | None:
+    """The message of a JSON-lines log record (docker json-file, fluent-bit, journald -o json)."""
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        m = _JSON_FIELD_RE.search(text)
+        if not m:
+            return None
+        try:
+            return str(json.loads('"' + m.group(1) + '"'))
+        except ValueError:
+            return m.group(1)
+    if not isinstance(obj, dict):
+        return None
+    for key in ("log", "message", "msg", "MESSAGE", "textPayload"):
+        value = obj.get(key)
+        if isinstance(value, str):
+            return value
+    payload = obj.get("jsonPayload")
+    if isinstance(payload, dict) and isinstance(payload.get("message"), str):
+        return str(payload["message"])
+    return None
+
+
+def unwrap(text: str) -> tuple[list[str], bool, bool]:
+    """Peel runtime/collector/CI/Markdown wrappers. Returns the message lines (a JSON record can
+    hold several), whether a wrapper was recognised, and whether the line is a partial one."""
+    if "^M" in text:
+        text = text.replace("^M", "\r")
+    if "\r" in text:
+        text = _last_progress_segment(text)
+    text = strip_ansi(text)
+    if not text.isprintable():
+        text = _CONTROL_RE.sub("", text)
+    wrapped = False
+    partial = False
+    stripped = text.lstrip()
+    if stripped.startswith("{") and ('"log"' in text or '"message"' in text or '"msg"' in text
+                                     or '"MESSAGE"' in text or '"textPayload"' in text):
+        inner = _unjson(stripped)
+        if inner is not None:
+            inner = strip_ansi(inner.rstrip("\n"))
+            lines = [ln for ln in inner.split("\n")] if "\n" in inner else [inner]
+            out: list[str] = []
+            for ln in lines:
+                sub, _, _ = unwrap(ln)
+                out.extend(sub)
+            return out or [""], True, False
+    for _ in range(4):
+        changed = False
+        first = text[:1]
+        names = _BY_FIRST.get("digit" if first.isdigit() else "upper" if first.isupper() else first, ())
+        if names:
+            for name, rx in _OUTER:
+                if name not in names:
+                    continue
+                m = rx.match(text)
+                if m:
+                    if name == "cri" and m.group("tag") == "P":
+                        partial = True
+                    text = text[m.end():]
+                    wrapped = changed = True
+                    break
+        if not changed and text[:1] in (">", " ") and _QUOTE_RE.match(text) and ">" in text[:6]:
+            text = _QUOTE_RE.sub("", text, count=1)
+            changed = True
+        if not changed and "|" in text[:70]:
+            for name, rx in _OUTER:
+                if name in ("compose", "pipe"):
+                    m = rx.match(text)
+                    if m:
+                        text = text[m.end():]
+                        wrapped = changed = True
+                        break
+        if not changed:
+            break
+    return [text], wrapped, partial
+
+
+def rank_of(proc_name: str, rank: str | None) -> int | None:
+    """``rank=2`` as printed, or the tensor-parallel index of ``Worker_PP1_TP3``."""
+    if rank is not None:
+        return int(rank)
+    m = _TP_RE.search(proc_name)
+    return int(m.group("tp")) if m else None
+
+
+def clean_message(text: str, wrapped: bool = False, partial: bool = False) -> Clean:
+    """Strip vLLM's process, rank and logger prefixes from an unwrapped line."""
+    shown = text
+    proc = ""
+    rank: int | None = None
+    fresh = wrapped
+    level = ""
+    src = ""
+    body = text
+    for _ in range(4):
+        if body.startswith("("):
+            m = _PROC_RE.match(body)
+            if m:
+                name = m.group("name") or ""
+                proc = f"{name} pid={m.group('pid')}".strip()
+                r = rank_of(name, m.group("rank"))
+                if r is not None:
+                    rank = r
+                body = body[m.end():]
+                fresh = True
+                continue
+        if body.startswith("[rank"):
+            m = _RANK_RE.match(body)
+            if m:
+                rank = int(m.group("rank"))
+                proc = proc or f"rank{rank}"
+                body = body[m.end():]
+                fresh = True
+                continue
+        break
+    if body[:1] in "DIWEC":
+        m = _LEVEL_RE.match(body)
+        if m:
+            level = m.group("level")
+            src = m.group("src") or ""
+            body = body[m.end():]
+            fresh = True
+        elif body[:1] in "IWEF":
+            m = _GLOG_RE.match(body)
+            if m:
+                body = body[m.end():]
+                fresh = True
+    if body.endswith("cluster]"):
+        body = _REPEATED_RE.sub("", body)
+    if not fresh and body and _FRESH_RE.match(body):
+        fresh = True
+    return Clean(body, shown, proc, rank, fresh, partial, level, src)
+
+
+def clean(text: str) -> list[Clean]:
+    """Everything from a raw physical line to messages (usually one)."""
+    if _FENCE_RE.match(text):
+        return [Clean("", "", fresh=True)]
+    lines, wrapped, partial = unwrap(text)
+    return [clean_message(ln, wrapped, partial) for ln in lines]

@@ -1,0 +1,319 @@
+"""Logical lines in, what happened out: failures with their tracebacks, facts, start-up progress.
+
+The collector keeps one traceback per writing process (ranks interleave their lines), follows
+chained exceptions (``The above exception was the direct cause …``) so a wrapper's frames and
+the inner OOM's frames count together, and remembers how far start-up had got when each error
+was printed. It holds only what it needs: current tracebacks, the facts, and a bounded list of
+failures.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..facts.catalog import CATALOG, FactValueError, coerce
+from ..facts.model import Fact
+from ..render.redact import redact_text
+from ..render.safe_text import printable
+from . import facts as fact_rules
+from .lines import Logical
+from .reader import Anchor
+from .signatures import FRAME_RE, OOM_RE, OOM_TRIGGERS, SIGNATURES, TIMELINE, Signature
+from .torch_oom import TorchOom, parse_torch_oom
+
+MAX_FAILURES = 2000
+MAX_FRAMES = 400
+MAX_PROCS = 512
+EVIDENCE_WIDTH = 400
+
+_EXC_RE = re.compile(
+    r"^\s*(?:[A-Za-z_][\w]*\.)*(?P<type>[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure))"
+    r"(?:\((?P<inner>\w+)\))?(?::\s*(?P<msg>.*))?$"
+)
+_RUN_START = ("vLLM API server version", "LLM engine (")
+_RUN_START_RE = re.compile(r"vLLM API server version|Initializing an?\s*(?:V[01]\s*)?LLM engine \(")
+_CODE_RE = re.compile(r"^\s{3,}\S|^\s*[~^]+\s*$")
+
+def _alternation(words: set[str] | tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(t) for t in sorted(words, key=len, reverse=True)))
+
+
+_SIG_TRIGGERS = {t for s in SIGNATURES for t in s.triggers} | set(OOM_TRIGGERS) | {"Cuda failure"}
+_SIG_TRIGGER_RE = _alternation(_SIG_TRIGGERS)
+# Timeline lines that mark serving repeat on every request: they are only looked at while the
+# engine has not reached serving yet (see ``feed``).
+_SERVING_TRIGGERS = {t for t, _, phase in TIMELINE if phase == "serving"}
+_TIMELINE_RE = _alternation({t for t, _, _ in TIMELINE} - _SERVING_TRIGGERS | set(_RUN_START))
+_SERVING_RE = _alternation(_SERVING_TRIGGERS)
+_FACT_TRIGGER_RE = _alternation(set(fact_rules.TRIGGERS))
+_TRACEBACK_TRIGGERS = {"Traceback", '", line ', "above exception", "Error", "Exception"}
+# Starts of lines vLLM prints very long (a terminal wraps them over many lines).
+_LONG_LINES = {"LLM engine (", "non-default args", "Namespace("}
+
+
+def _dense_anchors() -> tuple[Anchor, ...]:
+    """Every trigger the collector reacts to, as an anchor for reading mid-sized logs: the lines
+    around a hit are read (enough for a wrapped message and a traceback's source lines)."""
+    words = (_SIG_TRIGGERS | ({t for t, _, _ in TIMELINE} - _SERVING_TRIGGERS) | set(fact_rules.TRIGGERS)
+             | set(_RUN_START) | _TRACEBACK_TRIGGERS)
+    out = [Anchor(w.encode(), 1536, 32 << 10 if w in _LONG_LINES else 2048) for w in sorted(words)]
+    out += [Anchor(w.encode(), 512, 512, once=True) for w in sorted(_SERVING_TRIGGERS)]
+    return tuple(out)
+
+
+DENSE_ANCHORS = _dense_anchors()
+_NCCL_OOM_RE = re.compile(r"Cuda failure\s*\d*\s*'out of memory'")
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str
+    func: str
+
+
+@dataclass
+class Traceback:
+    frames: list[Frame] = field(default_factory=list)
+    code: list[str] = field(default_factory=list)
+    closed: bool = False
+    chained: bool = False
+    """A chain marker followed the exception: the next traceback of this process continues it."""
+
+
+@dataclass
+class Failure:
+    """An error the log reports: a GPU OOM, a message naming its cause, a host-memory kill."""
+
+    file: str
+    line: int
+    text: str
+    """The evidence line as shown to the operator (sanitised)."""
+    proc: str
+    rank: int | None
+    run: int
+    signature: Signature | None = None
+    groups: dict[str, str] = field(default_factory=dict)
+    oom: TorchOom | None = None
+    is_oom: bool = False
+    frames: list[Frame] = field(default_factory=list)
+    code: list[str] = field(default_factory=list)
+    timeline: str | None = None
+    """How far start-up had got when the error was printed."""
+    exc_type: str | None = None
+
+
+@dataclass
+class Run:
+    """One start of the engine (a log can hold several: restarts, crash loops)."""
+
+    index: int
+    line: int
+    phase: str | None = None
+    progressed: bool = False
+
+
+def sanitize(text: str, width: int = EVIDENCE_WIDTH) -> str:
+    out = redact_text(printable(text)).replace("\n", " ").strip()
+    return out if len(out) <= width else out[: width - 1] + "…"
+
+
+class Collector:
+    def __init__(self) -> None:
+        self.facts: dict[str, Fact] = {}
+        self.failures: list[Failure] = []
+        self.failures_dropped = 0
+        self.runs: list[Run] = [Run(0, 0)]
+        self.tracebacks: dict[str, Traceback] = {}
+        self.private: dict[str, Any] = {}
+        self.gpu_indices: set[int] = set()
+        self.file = ""
+        self._line: Logical | None = None
+
+    # --- facts --------------------------------------------------------------------------------
+    def put(self, name: str, raw: Any) -> None:
+        lg = self._line
+        if lg is None:
+            return
+        if name.startswith("_"):
+            if name == "_gpu_index":
+                self.gpu_indices.add(int(raw))
+            else:
+                self.private[name] = (raw, self.file, lg.line, sanitize(lg.shown))
+            return
+        if name not in CATALOG:
+            return
+        try:
+            value = coerce(name, raw)
+        except FactValueError:
+            return
+        if value is None or value == "":
+            return
+        self.facts[name] = Fact(
+            name, value, f"log line {lg.line} ({self.file})", kind="log",
+            detail=sanitize(lg.shown, 300), file=self.file, line=lg.line,
+        )
+
+    def put_at(self, name: str, raw: Any, file: str, line: int, detail: str) -> None:
+        if name not in CATALOG:
+            return
+        try:
+            value = coerce(name, raw)
+        except FactValueError:
+            return
+        if value is not None:
+            self.facts[name] = Fact(name, value, f"log line {line} ({file})", kind="log", detail=detail,
+                                    file=file, line=line)
+
+    # --- lines --------------------------------------------------------------------------------
+    @property
+    def run(self) -> Run:
+        return self.runs[-1]
+
+    def feed(self, lg: Logical) -> None:
+        text = lg.text
+        if self.run.phase != "serving" and _SERVING_RE.search(text):
+            self.run.phase = "serving"
+            self.run.progressed = True
+        self._line = lg
+        key = lg.proc
+        tb = self.tracebacks.get(key)
+        if "Traceback" in text and "most recent call last" in text:
+            inherited = tb.frames if tb is not None and tb.closed and tb.chained else []
+            if len(self.tracebacks) >= MAX_PROCS and key not in self.tracebacks:
+                self.tracebacks.pop(next(iter(self.tracebacks)))
+            self.tracebacks[key] = Traceback(list(inherited[-MAX_FRAMES:]))
+            return
+        if 'File "' in text:
+            m = FRAME_RE.search(text)
+            if m:
+                if tb is None or tb.closed:
+                    tb = self.tracebacks[key] = Traceback()
+                if len(tb.frames) < MAX_FRAMES:
+                    tb.frames.append(Frame(m.group("path"), m.group("func")))
+                return
+        if "above exception" in text:
+            if tb is not None and tb.closed:
+                tb.chained = True
+            return
+        in_tb = tb is not None and not tb.closed and bool(tb.frames)
+        if in_tb and _CODE_RE.match(text):
+            tb.code.append(text.strip()[:240])  # type: ignore[union-attr]
+            return
+        exc = _EXC_RE.match(text)
+        frames: list[Frame] = []
+        code: list[str] = []
+        exc_type = None
+        if exc and in_tb:
+            frames, code = list(tb.frames), list(tb.code)  # type: ignore[union-attr]
+            tb.closed = True  # type: ignore[union-attr]
+            exc_type = exc.group("inner") or exc.group("type")
+        elif exc:
+            exc_type = exc.group("inner") or exc.group("type")
+        if _SIG_TRIGGER_RE.search(text):
+            self._signatures(lg, frames, code, exc_type)
+        if _TIMELINE_RE.search(text):
+            self._timeline(text, lg)
+        if _FACT_TRIGGER_RE.search(text):
+            fact_rules.extract(text, self.put)
+
+    def _new_failure(self, lg: Logical, offset: int, **kw: Any) -> Failure | None:
+        if len(self.failures) >= MAX_FAILURES:
+            self.failures_dropped += 1
+            return None
+        f = Failure(
+            file=self.file,
+            line=lg.line_at(offset),
+            text=sanitize(lg.shown_from(offset) if lg.starts else lg.shown),
+            proc=lg.proc,
+            rank=lg.rank,
+            run=self.run.index,
+            timeline=self.run.phase,
+            **kw,
+        )
+        self.failures.append(f)
+        return f
+
+    def _signatures(self, lg: Logical, frames: list[Frame], code: list[str], exc_type: str | None) -> None:
+        text = lg.text
+        named_oom = False
+        for sig in SIGNATURES:
+            for t in sig.triggers:
+                if t in text:
+                    break
+            else:
+                continue
+            m = sig.pattern.search(text)
+            if not m:
+                continue
+            groups = {k: v for k, v in m.groupdict().items() if v is not None}
+            self._new_failure(lg, m.start(), signature=sig, groups=groups, frames=frames, code=code,
+                              exc_type=exc_type, is_oom=sig.oom)
+            named_oom = named_oom or sig.oom
+            for group, fact in sig.facts.items():
+                if group in groups:
+                    self.put(fact, groups[group].replace(",", ""))
+            if sig.id == "free-memory-at-startup" and "total" in groups:
+                self.put("gpu_mem_total_bytes", round(float(groups["total"]) * (1 << 30)))
+            if sig.id == "swap-space-warning":
+                self.put("host_mem_total_bytes", round(float(groups.get("ram", "0")) * (1 << 30)) or None)
+        m = OOM_RE.search(text) or _NCCL_OOM_RE.search(text)
+        if not m or named_oom:
+            return
+        oom = parse_torch_oom(text)
+        self._new_failure(lg, m.start(), oom=oom, is_oom=True, frames=frames, code=code, exc_type=exc_type)
+        if oom is not None:
+            if oom.platform:
+                self.put("error_platform", oom.platform)
+            if oom.total is not None:
+                self.put("gpu_mem_total_bytes", oom.total)
+        plat = m.groupdict().get("plat") or m.groupdict().get("plat2")
+        if plat in ("CUDA", "HIP", "XPU"):
+            self.put("error_platform", {"CUDA": "cuda", "HIP": "rocm", "XPU": "xpu"}[plat])
+
+    def _timeline(self, text: str, lg: Logical) -> None:
+        if _RUN_START_RE.search(text):
+            run = self.run
+            if run.progressed or any(f.run == run.index for f in self.failures[-50:]):
+                self.runs.append(Run(len(self.runs), lg.line))
+            return
+        for trigger, rx, phase in TIMELINE:
+            if trigger in text and (rx is None or rx.search(text)):
+                run = self.run
+                if phase == "sampler_warmup" and self.facts.get("engine") is not None \
+                        and self.facts["engine"].value == "v0":
+                    phase = "serving"
+                run.phase = phase
+                run.progressed = True
+                return
+
+    # --- end ----------------------------------------------------------------------------------
+    def finish(self) -> None:
+        """Facts that need the whole log: the command line, GPU count, the model's family."""
+        literal = self.private.get("_serve_command_literal")
+        from_args = self.private.get("_serve_command_from_args")
+        ns = self.private.get("_namespace")
+        chosen = literal or from_args
+        if chosen is None and ns is not None:
+            from .args import serve_command
+
+            version = self.facts.get("vllm_version")
+            cmd = serve_command(ns[0], namespace=True, version=str(version.value) if version else None)
+            if cmd:
+                chosen = (cmd, ns[1], ns[2], ns[3])
+        if chosen is not None:
+            self.put_at("serve_command", chosen[0], chosen[1], chosen[2], chosen[3])
+        if self.gpu_indices:
+            gpu = self.facts.get("gpu_name")
+            if gpu is not None:
+                self.put_at("gpu_count", len(self.gpu_indices), gpu.file or self.file, gpu.line or 0,
+                            gpu.detail or "")
+        model = self.facts.get("model")
+        arch = self.facts.get("model_arch")
+        derived = fact_rules.derive_model_facts(model.value if model else None, arch.value if arch else None)
+        src = arch or model
+        if src is not None:
+            for name, value in derived.items():
+                if name not in self.facts:
+                    self.put_at(name, value, src.file or self.file, src.line or 0, src.detail or "")

@@ -1,0 +1,171 @@
+"""``oomwizard diagnose``: read logs, say which scenario it is, and what the log tells.
+
+Public interface, used by the CLI and the interactive frontends::
+
+    diagnose_paths(["vllm.log", "worker.log.1.gz", "-"]) -> Diagnosis
+    diagnose_text(pasted_text) -> Diagnosis
+    InputError   # an input could not be read at all
+
+Several inputs are read in the order given, as one story (rotated files, the API server's and
+the workers' logs). Facts from later lines win over earlier ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..facts.model import Fact, FactSet
+from .collect import DENSE_ANCHORS, Collector, Failure
+from .lines import Joiner
+from .model import Diagnosis
+from .rank import frame_flags, rank
+from .reader import (
+    ALL_LINES_LIMIT,
+    EXACT_LIMIT,
+    GAP,
+    MAX_LINE,
+    InputError,
+    ReadStats,
+    Source,
+    open_source,
+    read_lines,
+    text_source,
+)
+from .signatures import CONFIDENT, SPARSE_ANCHORS
+
+__all__ = ["InputError", "diagnose_paths", "diagnose_sources", "diagnose_text"]
+
+BINARY_SHARE = 0.3
+MAX_OOM_MESSAGES = 32
+_V1_PATH_RE = re.compile(r"vllm[/\\]v1[/\\]")
+_V1_RUNNER_RE = re.compile(r"v1[/\\]worker[/\\]gpu_model_runner\.py$")
+
+
+def diagnose_paths(paths: Iterable[str], *, exact_limit: int = EXACT_LIMIT,
+                   all_lines_limit: int = ALL_LINES_LIMIT) -> Diagnosis:
+    """Diagnose log files (``-`` is stdin; gzip is recognised by its magic bytes).
+
+    The limits choose how much of each input goes through the line reader (see ``reader``);
+    tests lower them to check that every way of reading gives the same diagnosis.
+    """
+    paths = list(paths) or ["-"]
+    sources = [open_source(p) for p in paths]  # every input is checked before any is read
+    return diagnose_sources(sources, exact_limit=exact_limit, all_lines_limit=all_lines_limit)
+
+
+def diagnose_text(text: str, name: str = "pasted") -> Diagnosis:
+    """Diagnose text pasted into the interface."""
+    return diagnose_sources([text_source(text, name)])
+
+
+def diagnose_sources(sources: list[Source], *, exact_limit: int = EXACT_LIMIT,
+                     all_lines_limit: int = ALL_LINES_LIMIT) -> Diagnosis:
+    col = Collector()
+    warnings: list[str] = []
+    for src in sources:
+        stats = ReadStats(src.name)
+        col.file = src.name
+        joiner = Joiner()
+        for item in read_lines(src, stats, DENSE_ANCHORS, SPARSE_ANCHORS, exact_limit, all_lines_limit):
+            if item is GAP or item == GAP:
+                for lg in joiner.flush():
+                    col.feed(lg)
+                continue
+            n, text = item
+            for lg in joiner.feed(n, text):
+                col.feed(lg)
+        for lg in joiner.flush():
+            col.feed(lg)
+        warnings.extend(_input_warnings(stats))
+    col.finish()
+    ranked = rank(col)
+    facts = FactSet.of(col.facts.values())
+    _failure_facts(facts, col, ranked.primary, ranked.phase, ranked.first_rank)
+    best = ranked.matches[0] if ranked.matches else None
+    if best is not None and best.score >= CONFIDENT:
+        p = ranked.primary
+        ev = next((e for e in best.evidence if p is not None and e.line == p.line and e.file == p.file), None)
+        ev = ev or (best.evidence[-1] if best.evidence else None)
+        facts.add(Fact("diagnosis", best.scenario, _src(ev.file, ev.line) if ev else "log", kind="log",
+                       detail=ev.text if ev else None, file=ev.file if ev else None, line=ev.line if ev else None))
+    if col.failures_dropped:
+        warnings.append(f"more than {len(col.failures)} errors in the input; the rest were counted but not kept")
+    if not ranked.matches:
+        names = ", ".join(s.name for s in sources)
+        warnings.append(f"no out-of-memory error or other failure this tool knows was found in {names}")
+    diag = Diagnosis(ranked.matches, facts, [s.name for s in sources], warnings)
+    diag.oom_messages = _oom_messages(col.failures)
+    return diag
+
+
+def _src(file: str, line: int) -> str:
+    return f"log line {line} ({file})"
+
+
+def _input_warnings(stats: ReadStats) -> list[str]:
+    out: list[str] = []
+    name = stats.name
+    if stats.bytes_read == 0 and not stats.damaged:
+        out.append(f"{name} is empty")
+    if stats.bytes_read and stats.binary_bytes > BINARY_SHARE * stats.bytes_read:
+        share = 100 * stats.binary_bytes / stats.bytes_read
+        out.append(f"{name} looks like a binary file ({share:.0f}% of it is not text); only its text lines were read")
+    if stats.damaged:
+        out.append(f"{name}: reading stopped after {stats.bytes_read} bytes ({stats.damaged}); the rest was not read")
+    if stats.long_lines:
+        out.append(f"{name}: {stats.long_lines} line(s) longer than {MAX_LINE // 1024} KiB were cut to their start and end")
+    if stats.scanned:
+        mib = stats.bytes_read / (1 << 20)
+        out.append(f"{name} is large ({mib:,.0f} MiB): only the lines around errors and engine start-ups were read")
+    return out
+
+
+def _failure_facts(facts: FactSet, col: Collector, primary: Failure | None, phase: str | None,
+                   first_rank: int | None) -> None:
+    """Facts about the failure itself: its phase, the first rank, the OOM numbers, the runner."""
+    if primary is None:
+        return
+
+    def add(name: str, value: object, f: Failure) -> None:
+        if value is not None:
+            facts.add(Fact(name, value, _src(f.file, f.line), kind="log", detail=f.text, file=f.file, line=f.line))
+
+    add("failure_phase", phase, primary)
+    if first_rank is not None:
+        first = min((f for f in col.failures if f.run == primary.run and f.rank is not None), key=lambda f: f.line)
+        add("failed_rank", first_rank, first)
+    oom_source = primary if primary.oom is not None else next(
+        (f for f in col.failures if f.run == primary.run and f.oom is not None and f.oom.requested is not None), None
+    ) or next((f for f in col.failures if f.oom is not None), None)
+    if oom_source is not None and oom_source.oom is not None:
+        for name, value in oom_source.oom.facts().items():
+            add(name, value, oom_source)
+    frames = [fr for f in col.failures if f.run == primary.run for fr in f.frames]
+    flags = frame_flags(frames, [])
+    if "mrv2" in flags and "model_runner" not in facts:
+        add("model_runner", "v2", primary)
+    elif "model_runner" not in facts and any(_V1_RUNNER_RE.search(fr.path) for fr in frames):
+        add("model_runner", "v1", primary)
+    if "deep_gemm" in flags and "use_deep_gemm" not in facts:
+        add("use_deep_gemm", True, primary)
+    if "engine" not in facts and any(_V1_PATH_RE.search(fr.path) for fr in frames):
+        add("engine", "v1", primary)
+
+
+def _oom_messages(failures: list[Failure]) -> list[dict[str, object]]:
+    """Every PyTorch OOM message, broken down (the facts carry the primary one)."""
+    out: list[dict[str, object]] = []
+    for f in failures:
+        if f.oom is None:
+            continue
+        entry: dict[str, object] = {"file": f.file, "line": f.line}
+        if f.rank is not None:
+            entry["rank"] = f.rank
+        if f.proc:
+            entry["process"] = f.proc
+        entry.update(f.oom.to_json())
+        out.append(entry)
+        if len(out) >= MAX_OOM_MESSAGES:
+            break
+    return out

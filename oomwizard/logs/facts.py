@@ -1,0 +1,426 @@
+"""Facts a vLLM log states in passing: versions, engine arguments, memory numbers, environment.
+
+Each rule is a trigger substring (cheap to test on every line) and a function that reads the
+line. Later lines overwrite earlier ones: the last start of the engine is the one that failed.
+The collector (``collect``) calls :func:`extract` on every logical line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from . import args as argparse_repr
+from .signatures import phrase
+
+GIB = 1 << 30
+
+Setter = Callable[[str, Any], None]
+"""``set(fact_name, raw_value)``; the collector converts and records the source line."""
+
+_F = r"(\d+(?:\.\d+)?)"
+
+_VERSION_RES = (
+    re.compile(r"vLLM API server version\s*v?(\d+\.\d+[\w.+-]*)"),
+    re.compile(r"vLLM [Vv]ersion\s*:?\s*v?(\d+\.\d+[\w.+-]*)"),
+    re.compile(r"(?:^|[\s\[\]'\"(])vllm\s*==\s*v?(\d+\.\d+[\w.+-]*)"),
+    re.compile(r"^vllm\s{2,}v?(\d+\.\d+[\w.+-]*)"),
+    re.compile(r"vllm/vllm-openai(?:-rocm)?:v?(\d+\.\d+\.\d+[\w.+-]*)"),
+)
+_TORCH_RES = (
+    re.compile(r"PyTorch version\s*:\s*(\d+\.\d+[\w.+-]*)"),
+    re.compile(r"(?:^|[\s\[\]'\"(])torch\s*==\s*(\d+\.\d+[\w.+-]*)"),
+    re.compile(r"^torch\s{2,}(\d+\.\d+[\w.+-]*)"),
+)
+_ALLOC_RE = re.compile(r"\b(PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF)\b[\"']?\s*[=:]\s*[\"']?([^\s\"',;]+)")
+_ALLOC_QUOTED_RE = re.compile(r"(?:try setting|incompatible with|compatible with)\s*$")
+_ENV_RES = {
+    "env_vllm_use_v1": re.compile(r"\bVLLM_USE_V1[\"']?\s*[=:]\s*[\"']?(\d)"),
+    "env_vllm_use_v2_model_runner": re.compile(r"\bVLLM_USE_V2_MODEL_RUNNER[\"']?\s*[=:]\s*[\"']?(\d)"),
+    "env_vllm_use_deep_gemm": re.compile(r"\bVLLM_USE_DEEP_GEMM[\"']?\s*[=:]\s*[\"']?(\d)"),
+}
+_GPU_NAME_RES = (
+    re.compile(r"\bGPU\s*(\d+):\s*((?:NVIDIA|AMD|Intel|Tesla|Quadro)[^(\n|]*?)\s*(?:\(UUID|\||$)"),
+    re.compile(r"^\s*\|?\s*(\d+)\s+((?:NVIDIA|Tesla|Quadro)\s[\w .-]+?)\s{2,}(?:On|Off)\b"),
+    re.compile(r"\bDevice name\s*:\s*((?:NVIDIA|AMD|Intel)[^\n,]*)"),
+)
+_V0_TOTAL_RE = re.compile(r"total_gpu_memory\s*\(\s*" + _F + r"\s*GiB\)\s*x\s*gpu_memory_utilization\s*\(\s*" + _F
+                          + r"\s*\)\s*=\s*" + _F + r"\s*GiB")
+_V0_BREAKDOWN_RE = re.compile(
+    r"model weights take\s*" + _F + r"\s*GiB;\s*non_torch_memory takes\s*" + _F + r"\s*GiB;\s*"
+    r"PyTorch activation peak memory takes\s*" + _F + r"\s*GiB;\s*the rest of the memory reserved for KV Cache is\s*"
+    + r"(-?\d+(?:\.\d+)?)\s*GiB"
+)
+_V1_PROFILE_RE = re.compile(
+    r"torch peak memory increase:\s*" + _F + r"\s*GiB;\s*non-torch forward increase memory:\s*" + _F + r"\s*GiB;"
+    r"(?:.*?)weights memory:\s*" + _F + r"\s*GiB"
+)
+_FREE_INFO_RE = re.compile(
+    phrase("Free memory on device") + r"(?:\s*[\w:]+)?\s*\(\s*" + _F + r"\s*/\s*" + _F + r"\s*GiB\)\s*on\s*startup\.\s*"
+    + phrase("Desired GPU memory utilization is") + r"\s*\(\s*" + _F + r",\s*" + _F + r"\s*GiB\)"
+)
+_ACTUAL_RE = re.compile(
+    r"Actual usage is\s*" + _F + r"\s*GiB for (?:weight|consumed memory[^,]*),\s*" + _F + r"\s*GiB for peak activation,"
+    r"(?:\s*" + _F + r"\s*GiB for non-torch memory,)?\s*(?:and\s*)?" + _F + r"\s*GiB for CUDAGraph memory"
+)
+_SUGGEST_RE = re.compile(r"--kv-cache-memory=(\d+)`?\s*\(\s*" + _F + r"\s*GiB\)\s*to fit into requested memory,\s*or\s*"
+                         r"`?--kv-cache-memory=(\d+)")
+_CURRENT_KV_RE = re.compile(r"Current kv cache memory in use is\s*" + _F + r"\s*GiB")
+_CUDAGRAPH_MODE_RE = re.compile(
+    r"cudagraph_mode[\"']?\s*[:=]\s*(?:<CUDAGraphMode\.([A-Z_]+)|[\"']?([A-Z_]{4,})|(\[\s*\d\s*,\s*\d\s*\]|\d))"
+)
+_MODE_CODES = {"0": "NONE", "1": "PIECEWISE", "2": "FULL", "[2,0]": "FULL_DECODE_ONLY", "[2,1]": "FULL_AND_PIECEWISE",
+               "[1,1]": "PIECEWISE", "[0,0]": "NONE"}
+
+_MOE_RE = re.compile(r"moe|mixtral|deepseekv[234]|deepseek-v[234]|deepseek-r1|gptoss|gpt-oss|kimi|llama4|"
+                     r"-a\d+(?:\.\d+)?b\b|glm4moe|glm-4\.5|glm-4\.6|minimax|dbrx|arctic|jamba|granitemoe|hunyuan", re.I)
+_MM_RE = re.compile(r"vl\b|vlm|vision|llava|pixtral|idefics|internvl|minicpmv|omni|paligemma|mllama|gemma3forcond|"
+                    r"qwen2_5_vl|qwen2vl|qwen3vl|phi3v|phi4mm|whisper|audio|ForConditionalGeneration", re.I)
+_FAMILIES = (
+    ("deepseek_v32", re.compile(r"DeepseekV32|DeepSeek-V3\.2|GlmMoeDsa", re.I)),
+    ("deepseek_v4", re.compile(r"DeepseekV4|DeepSeek-V4", re.I)),
+    ("deepseek_v3", re.compile(r"DeepseekV3|DeepSeek-V3|DeepSeek-R1|DeepseekV2|DeepSeek-V2", re.I)),
+    ("kimi", re.compile(r"kimi", re.I)),
+    ("qwen", re.compile(r"qwen", re.I)),
+    ("llama", re.compile(r"llama", re.I)),
+    ("mistral", re.compile(r"mistral|mixtral|ministral|devstral|magistral|pixtral", re.I)),
+    ("gpt_oss", re.compile(r"gpt-?oss", re.I)),
+    ("glm", re.compile(r"glm", re.I)),
+    ("gemma", re.compile(r"gemma", re.I)),
+)
+
+
+def _num(s: str) -> float:
+    return float(s.replace(",", "").replace("_", ""))
+
+
+def _gib_to_bytes(s: str) -> int:
+    return round(float(s) * GIB)
+
+
+def _apply_args(a: dict[str, Any], put: Setter) -> None:
+    """Facts from an argument dict (``non-default args`` or ``Namespace``)."""
+    simple = {
+        "tensor_parallel_size": "tp", "pipeline_parallel_size": "pp", "data_parallel_size": "dp",
+        "max_model_len": "max_model_len", "gpu_memory_utilization": "gpu_memory_utilization",
+        "max_num_seqs": "max_num_seqs", "max_num_batched_tokens": "max_num_batched_tokens",
+        "enforce_eager": "enforce_eager", "kv_cache_dtype": "kv_cache_dtype", "quantization": "quantization",
+        "max_loras": "max_loras", "max_lora_rank": "max_lora_rank", "enable_prefix_caching": "prefix_caching",
+        "enable_chunked_prefill": "chunked_prefill", "disable_custom_all_reduce": "custom_all_reduce_disabled",
+        "enable_sleep_mode": "sleep_mode", "cpu_offload_gb": "cpu_offload_gb", "swap_space": "swap_space_gb",
+        "enable_expert_parallel": "ep", "num_speculative_tokens": "num_speculative_tokens",
+        "kv_cache_memory_bytes": "kv_cache_memory_bytes",
+    }
+    for key, fact in simple.items():
+        v = a.get(key)
+        if v is not None and not (isinstance(v, str) and v.startswith(("<", "("))):
+            put(fact, v)
+    model = a.get("model_tag") or a.get("model")
+    if isinstance(model, str) and model:
+        put("model", model)
+    dtype = a.get("dtype")
+    if isinstance(dtype, str) and dtype not in ("auto", ""):
+        put("dtype", dtype.replace("torch.", ""))
+    if a.get("enable_lora") is not None:
+        put("lora_enabled", bool(a.get("enable_lora")))
+    mm = a.get("limit_mm_per_prompt")
+    if mm:
+        put("limit_mm_per_prompt", mm if isinstance(mm, str) else str(mm))
+    spec = a.get("speculative_config")
+    if isinstance(spec, dict):
+        method = spec.get("method") or ("draft_model" if spec.get("model") else None)
+        if method:
+            put("speculative_method", str(method))
+        n = spec.get("num_speculative_tokens")
+        if n is not None:
+            put("num_speculative_tokens", n)
+    elif a.get("speculative_model"):
+        put("speculative_method", "draft_model")
+    cc = a.get("compilation_config")
+    if cc is not None:
+        mode = _cudagraph_mode(str(cc) if not isinstance(cc, dict) else repr(cc))
+        if mode:
+            put("cudagraph_mode", mode)
+
+
+def _cudagraph_mode(text: str) -> str | None:
+    m = _CUDAGRAPH_MODE_RE.search(text)
+    if not m:
+        return None
+    if m.group(1) or m.group(2):
+        return m.group(1) or m.group(2)
+    code = re.sub(r"\s+", "", m.group(3))
+    return _MODE_CODES.get(code)
+
+
+def _engine_config(text: str, put: Setter) -> None:
+    parsed = argparse_repr.parse_engine_config(text)
+    if parsed is None:
+        return
+    engine, version, cfg = parsed
+    put("vllm_version", version)
+    if engine == "V1":
+        put("engine", "v1")
+    elif engine == "V0" or "an LLM engine" in text:
+        put("engine", "v0")
+    mapping = {
+        "tensor_parallel_size": "tp", "pipeline_parallel_size": "pp", "data_parallel_size": "dp",
+        "max_seq_len": "max_model_len", "enforce_eager": "enforce_eager", "kv_cache_dtype": "kv_cache_dtype",
+        "disable_custom_all_reduce": "custom_all_reduce_disabled", "enable_prefix_caching": "prefix_caching",
+        "chunked_prefill_enabled": "chunked_prefill",
+    }
+    for key, fact in mapping.items():
+        v = cfg.get(key)
+        if v is not None and v != "None":
+            put(fact, v)
+    model = cfg.get("model")
+    if isinstance(model, str) and model:
+        put("model", model)
+    q = cfg.get("quantization")
+    if isinstance(q, str) and q not in ("None", ""):
+        put("quantization", q)
+    d = cfg.get("dtype")
+    if isinstance(d, str):
+        put("dtype", d.replace("torch.", ""))
+    spec = cfg.get("speculative_config")
+    if isinstance(spec, str) and spec not in ("None", ""):
+        m = re.search(r"method=['\"]?(\w+)", spec)
+        if m:
+            put("speculative_method", m.group(1))
+        m = re.search(r"num_spec(?:ulative)?_tokens=(\d+)", spec)
+        if m:
+            put("num_speculative_tokens", int(m.group(1)))
+    cc = cfg.get("compilation_config")
+    mode = _cudagraph_mode(repr(cc) if isinstance(cc, dict) else str(cc or text))
+    if mode:
+        put("cudagraph_mode", mode)
+
+
+def _versions(text: str, put: Setter) -> None:
+    for rx in _VERSION_RES:
+        m = rx.search(text)
+        if m:
+            put("vllm_version", m.group(1).rstrip(".,"))
+            return
+
+
+def _torch(text: str, put: Setter) -> None:
+    for rx in _TORCH_RES:
+        m = rx.search(text)
+        if m:
+            version = m.group(1).rstrip(".,")
+            put("torch_version", version)
+            cu = re.search(r"\+cu(\d+)(\d)\b", version)
+            if cu:
+                put("torch_cuda", f"{cu.group(1)}.{cu.group(2)}")
+            return
+
+
+def _alloc(text: str, put: Setter) -> None:
+    for m in _ALLOC_RE.finditer(text):
+        before = text[max(0, m.start() - 24):m.start()]
+        if _ALLOC_QUOTED_RE.search(before) or "unless" in text[m.end():m.end() + 12]:
+            continue  # PyTorch's hint or vLLM quoting the setting, not the setting itself
+        var, value = m.group(1), m.group(2)
+        put("alloc_conf", value)
+        put("alloc_conf_var", var)
+        put("expandable_segments", bool(re.search(r"expandable_segments\s*:\s*(?:True|true|1)", value)))
+        split = re.search(r"max_split_size_mb\s*:\s*(\d+)", value)
+        if split:
+            put("max_split_size_mb", int(split.group(1)))
+
+
+def _env(text: str, put: Setter) -> None:
+    for fact, rx in _ENV_RES.items():
+        m = rx.search(text)
+        if m:
+            put(fact, m.group(1))
+            if fact == "env_vllm_use_deep_gemm":
+                put("use_deep_gemm", m.group(1) == "1")
+
+
+def _gpu(text: str, put: Setter) -> None:
+    for rx in _GPU_NAME_RES:
+        m = rx.search(text)
+        if m:
+            name = m.group(m.lastindex or 1).strip()
+            if len(name) >= 4:
+                put("gpu_name", name)
+                if m.lastindex and m.lastindex >= 2:
+                    put("_gpu_index", int(m.group(1)))
+            return
+
+
+def _numbers(text: str, put: Setter) -> None:
+    m = re.search(r"(?:Model loading|Loading model weights|Loading weights|Weights loading) took\s*" + _F + r"\s*G", text)
+    if m:
+        put("weights_gib", float(m.group(1)))
+    m = re.search(r"Available KV cache memory:\s*(-?\d+(?:\.\d+)?)\s*GiB", text)
+    if m:
+        put("kv_cache_gib", float(m.group(1)))
+    m = re.search(r"KV cache size:\s*([\d,]+)\s*tokens", text)
+    if m:
+        put("kv_cache_tokens", int(_num(m.group(1))))
+    m = re.search(r"Maximum concurrency for\s*([\d,]+)\s*tokens per request:\s*" + _F + r"\s*x", text)
+    if m:
+        put("max_model_len", int(_num(m.group(1))))
+        put("max_concurrency", float(m.group(2)))
+    m = re.search(r"Estimated CUDA graph memory:\s*" + _F + r"\s*GiB", text)
+    if m:
+        put("cudagraph_estimate_gib", float(m.group(1)))
+    m = re.search(r"Graph capturing finished in\s*\d+(?:\.\d+)?\s*secs?,\s*took\s*(-?\d+(?:\.\d+)?)\s*GiB", text)
+    if m:
+        put("cudagraph_actual_gib", float(m.group(1)))
+    m = re.search(r"CUDA graph pool memory:\s*(-?\d+(?:\.\d+)?)\s*GiB \(actual\),\s*(-?\d+(?:\.\d+)?)\s*GiB \(estimated\)", text)
+    if m:
+        put("cudagraph_actual_gib", float(m.group(1)))
+        put("cudagraph_estimate_gib", float(m.group(2)))
+    m = _V0_TOTAL_RE.search(text)
+    if m:
+        put("gpu_mem_total_bytes", _gib_to_bytes(m.group(1)))
+        put("gpu_memory_utilization", float(m.group(2)))
+        put("requested_gib", float(m.group(3)))
+    m = _V0_BREAKDOWN_RE.search(text)
+    if m:
+        put("weights_gib", float(m.group(1)))
+        put("non_torch_gib", float(m.group(2)))
+        put("activation_peak_gib", float(m.group(3)))
+        put("kv_cache_gib", float(m.group(4)))
+    m = _V1_PROFILE_RE.search(text)
+    if m:
+        put("activation_peak_gib", float(m.group(1)))
+        put("non_torch_gib", float(m.group(2)))
+        put("weights_gib", float(m.group(3)))
+    m = _FREE_INFO_RE.search(text)
+    if m:
+        put("startup_free_gib", float(m.group(1)))
+        put("startup_total_gib", float(m.group(2)))
+        put("gpu_mem_total_bytes", _gib_to_bytes(m.group(2)))
+        put("gpu_memory_utilization", float(m.group(3)))
+        put("requested_gib", float(m.group(4)))
+    m = _ACTUAL_RE.search(text)
+    if m:
+        if "for weight" in text:
+            put("weights_gib", float(m.group(1)))
+        put("activation_peak_gib", float(m.group(2)))
+        if m.group(3):
+            put("non_torch_gib", float(m.group(3)))
+        put("cudagraph_estimate_gib", float(m.group(4)))
+    m = _SUGGEST_RE.search(text)
+    if m:
+        put("suggested_kv_cache_bytes", int(m.group(1)))
+        put("suggested_kv_cache_full_bytes", int(m.group(3)))
+    m = _CURRENT_KV_RE.search(text)
+    if m:
+        put("kv_cache_gib", float(m.group(1)))
+    m = re.search(r"max_num_batched_tokens\s*=\s*(\d+)", text)
+    if m and "Chunked prefill" in text:
+        put("max_num_batched_tokens", int(m.group(1)))
+        put("chunked_prefill", True)
+    m = re.search(r"Using max model len\s*(\d+)", text)
+    if m:
+        put("max_model_len", int(m.group(1)))
+    m = re.search(r"is equivalent to --gpu-memory-utilization=\s*" + _F, text)
+    if m:
+        cur = re.search(r"current --gpu-memory-utilization=\s*" + _F, text)
+        if cur:
+            put("gpu_memory_utilization", float(cur.group(1)))
+
+
+def _misc(text: str, put: Setter) -> None:
+    m = re.search(r"Automatically detected platform\s*(cuda|rocm|xpu|cpu)\b", text)
+    if m:
+        put("platform", m.group(1))
+    if "Using V2 Model Runner" in text:
+        put("model_runner", "v2")
+    elif "using the V1 model runner instead" in text:
+        put("model_runner", "v1")
+    m = re.search(r"Resolved architecture:\s*([A-Za-z_]\w*)", text)
+    if m:
+        put("model_arch", m.group(1))
+    m = re.search(r"Starting to load model\s+(\S+?)\.{0,3}$", text)
+    if m:
+        put("model", m.group(1))
+    if "Encoder cache will be initialized" in text:
+        put("is_multimodal", True)
+    if re.search(r"Using DeepGemm|DeepGEMM (?:is )?enabled|deep_gemm warmup|DeepGEMM warmup", text, re.I):
+        put("use_deep_gemm", True)
+    if "Expandable segments are not compatible with memory pool" in text:
+        put("expandable_segments", True)
+    if re.search(r"[Cc]ustom all-?reduce is disabled|disable_custom_all_reduce=True", text):
+        put("custom_all_reduce_disabled", True)
+    m = re.search(r"vocab(?:ulary)?_size[\"']?\s*[:=]\s*(\d{4,7})", text)
+    if m:
+        put("vocab_size", int(m.group(1)))
+
+
+def _args(text: str, put: Setter) -> None:
+    nd = argparse_repr.parse_non_default_args(text)
+    if nd is not None:
+        _apply_args(nd, put)
+        cmd = argparse_repr.serve_command(nd)
+        if cmd:
+            put("_serve_command_from_args", cmd)
+        return
+    ns = argparse_repr.parse_namespace(text)
+    if ns is not None:
+        _apply_args(ns, put)
+        put("_namespace", ns)
+
+
+def _command(text: str, put: Setter) -> None:
+    cmd = argparse_repr.find_command(text)
+    if cmd:
+        put("_serve_command_literal", cmd)
+        _alloc(text, put)
+        _env(text, put)
+
+
+RULES: tuple[tuple[tuple[str, ...], Callable[[str, Setter], None]], ...] = (
+    (("LLM engine (",), _engine_config),
+    (("version", "Version", "vllm==", "vllm ", "vllm/vllm-openai"), _versions),
+    (("PyTorch version", "torch==", "torch "), _torch),
+    (("ALLOC_CONF",), _alloc),
+    (("VLLM_USE_",), _env),
+    (("NVIDIA", "AMD ", "Intel", "Tesla", "Quadro", "Device name"), _gpu),
+    (("took", "KV cache size", "KV cache memory", "concurrency", "CUDA graph", "total_gpu_memory", "model weights take", "torch peak memory",
+      "Free memory on device", "Actual usage", "kv-cache-memory", "kv cache memory", "Chunked prefill",
+      "max model len", "equivalent to --gpu-memory"), _numbers),
+    (("platform", "Model Runner", "model runner", "Resolved architecture", "Starting to load model",
+      "Encoder cache", "DeepGemm", "DeepGEMM", "deep_gemm", "Expandable segments", "ustom all", "custom_all_reduce",
+      "vocab"), _misc),
+    (("non-default args", "Namespace("), _args),
+    (("vllm serve", "vllm.entrypoints"), _command),
+)
+TRIGGERS: tuple[str, ...] = tuple(sorted({t for ts, _ in RULES for t in ts}))
+
+
+def extract(text: str, put: Setter) -> None:
+    """Run every rule whose trigger occurs in ``text``."""
+    for triggers, rule in RULES:
+        for t in triggers:
+            if t in text:
+                rule(text, put)
+                break
+
+
+def derive_model_facts(model: str | None, arch: str | None) -> dict[str, Any]:
+    """Model family, MoE and multimodal from the model name and architecture (best effort)."""
+    text = " ".join(x for x in (arch, model) if x)
+    if not text:
+        return {}
+    out: dict[str, Any] = {}
+    for family, rx in _FAMILIES:
+        if rx.search(text):
+            out["model_family"] = family
+            break
+    else:
+        out["model_family"] = "other"
+    if _MOE_RE.search(text):
+        out["is_moe"] = True
+    elif arch:
+        out["is_moe"] = False
+    if (arch and _MM_RE.search(arch)) or (model and re.search(r"-VL-|[-_]VL\b|Vision|llava|Omni|pixtral", model, re.I)):
+        out["is_multimodal"] = True
+    return out

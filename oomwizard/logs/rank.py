@@ -1,0 +1,368 @@
+"""From failures to ranked scenarios, each with the lines and the reasons behind it.
+
+Order of trust (``signatures`` holds the numbers): a message that names its cause; that message
+refined by context (expandable segments for custom all-reduce, a large-vocabulary sort for the
+sampler); the phase read from a traceback's frames, refined by context (model runner V2 for
+graph capture, LoRA or speculative-decoding frames while serving, a multimodal encoder while
+profiling, fragmentation when reserved-but-unallocated memory would have covered the request);
+then the phase guessed from how far start-up had got. The last start of the engine that failed
+is the one being diagnosed; evidence from earlier starts still counts, for less.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..facts.catalog import FAILURE_PHASES
+from ..facts.model import Fact
+from ..i18n import Text
+from ..versions import Version, VersionSpec
+from .collect import Collector, Failure, Frame
+from .model import Evidence, Match
+from .signatures import (
+    DEEPSEEK_V32_RE,
+    EARLIER_RUN,
+    FRAME_FLAGS,
+    FRAME_PHASES,
+    LARGE_VOCAB,
+    MESSAGE,
+    MRV2_ZERO,
+    PHASE,
+    REFINED,
+    TIMELINE_PHASE,
+    WEAK,
+)
+
+MAX_EVIDENCE = 6
+MAX_REASONS = 5
+GIB = 1 << 30
+
+PHASE_NAMES = {
+    "load_weights": Text("loading the weights", "加载权重"),
+    "startup_check": Text("the start-up memory check", "启动时的显存检查"),
+    "profile_run": Text("the profiling run", "内存分析（profile run）"),
+    "kv_cache_alloc": Text("sizing and allocating the KV cache", "确定并分配 KV cache"),
+    "graph_capture": Text("CUDA graph capture", "CUDA graph 捕获"),
+    "sampler_warmup": Text("the sampler warm-up", "sampler 预热"),
+    "serving": Text("serving requests", "处理请求"),
+    "host_memory": Text("host memory", "主机内存"),
+}
+
+
+def _gib(n: int | float | None) -> str:
+    return "?" if n is None else f"{n / GIB:.2f}"
+
+
+def frame_phase(frames: list[Frame]) -> str | None:
+    """The most specific start-up phase any frame shows (``FRAME_PHASES`` order)."""
+    if not frames:
+        return None
+    funcs = {f.func for f in frames}
+    for fp in FRAME_PHASES:
+        if (funcs & fp.funcs
+                or (fp.path is not None and any(fp.path.search(f.path) for f in frames))
+                or (fp.func_re is not None and any(fp.func_re.search(f.func) for f in frames))):
+            return fp.phase
+    return None
+
+
+def frame_flags(frames: list[Frame], code: list[str]) -> set[str]:
+    out: set[str] = set()
+    for flag in FRAME_FLAGS:
+        if ((flag.func is not None and any(flag.func.search(f.func) for f in frames))
+                or (flag.path is not None and any(flag.path.search(f.path) for f in frames))
+                or (flag.code is not None and any(flag.code.search(c) for c in code))):
+            out.add(flag.name)
+    return out
+
+
+@dataclass
+class Candidate:
+    scenario: str
+    score: float
+    reason: Text
+    context: list[Fact] = field(default_factory=list)
+    """Facts whose lines support the candidate (shown as evidence too)."""
+
+
+@dataclass
+class Context:
+    """What the whole log says that refines a failure's scenario."""
+
+    facts: dict[str, Fact]
+    version: Version | None
+
+    def fact(self, name: str) -> Fact | None:
+        return self.facts.get(name)
+
+    def value(self, name: str) -> Any:
+        f = self.facts.get(name)
+        return None if f is None else f.value
+
+    def in_versions(self, spec: str) -> bool | None:
+        if self.version is None:
+            return None
+        return VersionSpec.parse(spec).contains(self.version)
+
+
+def _facts_present(ctx: Context, *names: str) -> list[Fact]:
+    return [f for f in (ctx.fact(n) for n in names) if f is not None]
+
+
+def _sampler(ctx: Context, flags: set[str], top: float, second: float, how: Text) -> list[Candidate]:
+    """Sampler warm-up, refined to the large-vocabulary sort when the context says so."""
+    why: list[tuple[Text, list[Fact]]] = []
+    if "sort" in flags:
+        why.append((Text("the traceback goes through the sampler's sort / top-k / top-p",
+                         "traceback 经过 sampler 的 sort / top-k / top-p"), []))
+    model = f"{ctx.value('model') or ''} {ctx.value('model_arch') or ''}"
+    if DEEPSEEK_V32_RE.search(model):
+        why.append((Text("the model is DeepSeek-V3.2 (sparse attention, large warm-up tensors)",
+                         "模型是 DeepSeek-V3.2（稀疏注意力，预热张量大）"), _facts_present(ctx, "model_arch", "model")))
+    if ctx.value("use_deep_gemm") is True or "deep_gemm" in flags:
+        why.append((Text("DeepGEMM is in use and keeps its own GPU memory", "使用了 DeepGEMM，其自身占用显存"),
+                    _facts_present(ctx, "use_deep_gemm", "env_vllm_use_deep_gemm")))
+    vocab = ctx.value("vocab_size")
+    if isinstance(vocab, int) and vocab >= LARGE_VOCAB:
+        why.append((Text(f"the vocabulary is large ({vocab:,} tokens)", f"词表很大（{vocab:,} 个 token）"),
+                    _facts_present(ctx, "vocab_size")))
+    if "flashinfer" in flags and ("mrv2" in flags or ctx.value("model_runner") == "v2"):
+        why.append((Text("the FlashInfer sampler ran under model runner V2", "在 Model Runner V2 下运行 FlashInfer sampler"),
+                    _facts_present(ctx, "model_runner")))
+    if why:
+        out = [Candidate("sampler-sort-large-vocab", top if top > PHASE else top + 0.04, w, fs) for w, fs in why]
+        out.append(Candidate("sampler-warmup", second, how))
+        return out
+    return [Candidate("sampler-warmup", top, how)]
+
+
+def _capture(ctx: Context, flags: set[str], base: float, how: Text) -> list[Candidate]:
+    mrv2 = "mrv2" in flags or ctx.value("model_runner") == "v2" or ctx.value("env_vllm_use_v2_model_runner") == "1"
+    out: list[Candidate] = []
+    if "custom_allreduce" in flags:
+        out.extend(_allreduce(ctx, base))
+    if mrv2:
+        in_range = ctx.in_versions(MRV2_ZERO)
+        support = _facts_present(ctx, "model_runner", "env_vllm_use_v2_model_runner", "vllm_version")
+        if in_range is True:
+            out.append(Candidate("mrv2-cudagraph-profile-zero", min(REFINED, base + 0.1),
+                                 Text(f"model runner V2 in vLLM {ctx.version}: it reserves no CUDA graph memory",
+                                      f"vLLM {ctx.version} 的 Model Runner V2：不为 CUDA graph 预留显存"), support))
+            out.append(Candidate("cudagraph-capture", base - 0.05, how))
+            return out
+        if in_range is None:
+            out.append(Candidate("mrv2-cudagraph-profile-zero", base - 0.05,
+                                 Text("model runner V2 was in use (vLLM version unknown; 0.18-0.28 reserve no graph memory)",
+                                      "使用了 Model Runner V2（版本未知；0.18-0.28 不预留 graph 显存）"), support))
+    out.append(Candidate("cudagraph-capture", base, how))
+    return out
+
+
+def _allreduce(ctx: Context, base: float) -> list[Candidate]:
+    exp = ctx.fact("expandable_segments")
+    if exp is not None and exp.value is True:
+        return [
+            Candidate("expandable-segments-custom-allreduce", REFINED,
+                      Text(f"expandable_segments is on ({exp.source}): CUDA IPC cannot export that memory",
+                           f"expandable_segments 已开启（{exp.source}）：CUDA IPC 无法导出这类显存"), [exp]),
+            Candidate("custom-allreduce-ipc", 0.7,
+                      Text("custom all-reduce needs CUDA IPC between the GPUs", "custom all-reduce 需要 GPU 间 CUDA IPC")),
+        ]
+    if exp is not None and exp.value is False:
+        return [
+            Candidate("custom-allreduce-ipc", base,
+                      Text("expandable_segments is off, so CUDA IPC itself is refused between these GPUs",
+                           "expandable_segments 未开启，说明是这些 GPU 之间的 CUDA IPC 本身被拒绝"), [exp]),
+            Candidate("expandable-segments-custom-allreduce", 0.45,
+                      Text("the same error with expandable_segments on has a known cause",
+                           "开启 expandable_segments 时同样的报错有已知原因")),
+        ]
+    return [
+        Candidate("custom-allreduce-ipc", min(base, 0.9),
+                  Text("no expandable_segments setting in the log: CUDA IPC between the GPUs is refused",
+                       "日志中没有 expandable_segments 设置：GPU 之间的 CUDA IPC 被拒绝")),
+        Candidate("expandable-segments-custom-allreduce", 0.72,
+                  Text("check PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF: with expandable_segments:True this is the cause",
+                       "请检查 PYTORCH_CUDA_ALLOC_CONF / PYTORCH_ALLOC_CONF：若含 expandable_segments:True 即为此原因")),
+    ]
+
+
+def _by_phase(ctx: Context, phase: str, flags: set[str], base: float, how: Text) -> list[Candidate]:
+    if phase == "sampler_warmup":
+        return _sampler(ctx, flags, base, base - 0.06, how)
+    if phase == "graph_capture":
+        return _capture(ctx, flags, base, how)
+    if phase == "profile_run":
+        out: list[Candidate] = []
+        if "mm_encoder" in flags:
+            out.append(Candidate("multimodal-profile", base + 0.08,
+                                 Text("the traceback runs the multimodal encoder on dummy inputs",
+                                      "traceback 显示在虚拟输入上运行多模态编码器")))
+        elif ctx.value("is_multimodal") is True:
+            out.append(Candidate("multimodal-profile", base - 0.08,
+                                 Text("the model is multimodal: profiling runs its encoder on the largest inputs",
+                                      "模型是多模态的：内存分析会以最大输入运行编码器"),
+                                 _facts_present(ctx, "is_multimodal", "model_arch")))
+        out.extend(_features(ctx, flags, base))
+        out.append(Candidate("profile-run-oom", base, how))
+        return out
+    if phase == "kv_cache_alloc":
+        return [
+            Candidate("insufficient-free-memory-at-startup", base - 0.08,
+                      Text("the KV cache was sized for memory that was no longer free when it was allocated",
+                           "KV cache 按某个空闲量确定大小，但分配时这些显存已不再空闲")),
+            Candidate("no-kv-cache-memory", base - 0.18, how),
+        ]
+    if phase == "load_weights":
+        out = []
+        if "spec_decode" in flags:
+            out.append(Candidate("speculative-decoding", base + 0.05,
+                                 Text("the draft model's weights were loading", "正在加载 draft 模型的权重")))
+        out.append(Candidate("weights-load-oom", base, how))
+        return out
+    if phase == "startup_check":
+        return [Candidate("insufficient-free-memory-at-startup", base, how)]
+    if phase == "serving":
+        out = _features(ctx, flags, base)
+        out.append(Candidate("runtime-oom", base, how))
+        return out
+    return []
+
+
+def _features(ctx: Context, flags: set[str], base: float) -> list[Candidate]:
+    out: list[Candidate] = []
+    if "lora" in flags:
+        out.append(Candidate("lora", base + 0.05, Text("the traceback goes through LoRA code", "traceback 经过 LoRA 代码")))
+    elif ctx.value("lora_enabled") is True:
+        out.append(Candidate("lora", base - 0.12, Text("LoRA is enabled", "启用了 LoRA"), _facts_present(ctx, "lora_enabled")))
+    if "spec_decode" in flags:
+        out.append(Candidate("speculative-decoding", base + 0.05,
+                             Text("the traceback goes through the speculative-decoding drafter",
+                                  "traceback 经过推测解码的 drafter")))
+    elif ctx.value("speculative_method"):
+        out.append(Candidate("speculative-decoding", base - 0.12,
+                             Text(f"speculative decoding ({ctx.value('speculative_method')}) is enabled",
+                                  f"启用了推测解码（{ctx.value('speculative_method')}）"),
+                             _facts_present(ctx, "speculative_method")))
+    return out
+
+
+def _fragmentation(f: Failure) -> list[Candidate]:
+    oom = f.oom
+    if oom is None or oom.reserved_unallocated is None or oom.requested is None:
+        return []
+    r, q = oom.reserved_unallocated, oom.requested
+    reason = Text(
+        f"PyTorch held {_gib(r)} GiB reserved but unallocated when it failed to allocate {_gib(q)} GiB",
+        f"分配 {_gib(q)} GiB 失败时，PyTorch 持有 {_gib(r)} GiB 已保留但未分配的显存",
+    )
+    if oom.fragmented:
+        return [Candidate("fragmentation", 0.82, reason)]
+    if r >= GIB and r * 2 >= q:
+        return [Candidate("fragmentation", 0.55, reason)]
+    return []
+
+
+def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
+    """Candidates for one failure, and the failure phase it shows."""
+    flags = frame_flags(f.frames, f.code)
+    by_frames = frame_phase(f.frames)
+    sig = f.signature
+    if sig is not None:
+        reason = Text(sig.reason.en.format_map(_Default(f.groups)), sig.reason.zh.format_map(_Default(f.groups)))
+        phase = sig.phase or by_frames or f.timeline
+        if sig.id == "custom-allreduce-invalid-argument":
+            return _allreduce(ctx, sig.score), phase
+        if sig.scenario == "sampler-warmup":
+            return _sampler(ctx, flags, sig.score, sig.score - 0.06, reason), phase
+        return [Candidate(sig.scenario, sig.score, reason)], phase
+    if not f.is_oom:
+        return [], None
+    if f.exc_type and "invalid argument" in f.text and "custom_allreduce" in flags:
+        return _allreduce(ctx, MESSAGE - 0.05), "graph_capture"
+    out: list[Candidate] = []
+    if by_frames is not None:
+        phase: str | None = by_frames
+        base = PHASE
+        how = Text(f"the traceback shows the OOM during {PHASE_NAMES[by_frames].en}",
+                   f"traceback 显示 OOM 发生在{PHASE_NAMES[by_frames].zh}阶段")
+    elif f.timeline is not None:
+        phase = f.timeline
+        base = TIMELINE_PHASE
+        how = Text(f"no traceback places it, but start-up had reached {PHASE_NAMES[phase].en}",
+                   f"没有 traceback 可定位，但启动已进行到{PHASE_NAMES[phase].zh}阶段")
+    else:
+        phase = None
+        base = WEAK
+        how = Text("a GPU out-of-memory error with nothing in the log to say when it happened",
+                   "GPU 显存不足，但日志中没有信息说明发生在哪个阶段")
+    if phase is not None:
+        out.extend(_by_phase(ctx, phase, flags, base, how))
+    else:
+        out.extend(_features(ctx, flags, base + 0.1))
+        out.append(Candidate("runtime-oom", base, how))
+    out.extend(_fragmentation(f))
+    return out, phase
+
+
+class _Default(dict):  # type: ignore[type-arg]
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+@dataclass
+class Ranked:
+    matches: list[Match]
+    primary: Failure | None
+    phase: str | None
+    first_rank: int | None
+
+
+def rank(col: Collector) -> Ranked:
+    if not col.failures:
+        return Ranked([], None, None, None)
+    version_fact = col.facts.get("vllm_version")
+    ctx = Context(col.facts, Version.try_parse(version_fact.value) if version_fact else None)
+    classified = [(f, *classify(f, ctx)) for f in col.failures]
+    strong = [f.run for f, cands, _ in classified if cands and max(c.score for c in cands) >= 0.6]
+    focus = max(strong) if strong else max(f.run for f, cands, _ in classified if cands) if any(
+        c for _, c, _ in classified) else 0
+    best: dict[str, Match] = {}
+    reasons: dict[str, dict[Text, float]] = {}
+    counts: dict[str, int] = {}
+    first_line: dict[str, int] = {}
+    primary: tuple[float, int, Failure, str | None] | None = None
+    for f, cands, phase in classified:
+        factor = 1.0 if f.run == focus else EARLIER_RUN
+        for c in cands:
+            score = round(c.score * factor, 3)
+            m = best.get(c.scenario)
+            if m is None:
+                m = best[c.scenario] = Match(c.scenario, score)
+                first_line[c.scenario] = f.line
+            m.score = max(m.score, score)
+            counts[c.scenario] = counts.get(c.scenario, 0) + 1
+            ev = Evidence(f.file, f.line, f.text)
+            if ev not in m.evidence and len(m.evidence) < MAX_EVIDENCE:
+                m.evidence.append(ev)
+            for fact in c.context:
+                if fact.line:
+                    fev = Evidence(fact.file or f.file, fact.line, fact.detail or "")
+                    if fev not in m.evidence and len(m.evidence) < MAX_EVIDENCE:
+                        m.evidence.append(fev)
+            rs = reasons.setdefault(c.scenario, {})
+            rs[c.reason] = max(rs.get(c.reason, 0.0), score)
+            if f.run == focus and (primary is None or score > primary[0] or (score == primary[0] and f.line < primary[1])):
+                primary = (score, f.line, f, phase)
+    matches = sorted(best.values(), key=lambda m: (-m.score, -counts[m.scenario], first_line[m.scenario]))
+    for m in matches:
+        m.evidence.sort(key=lambda e: (e.file, e.line))
+        ordered = sorted(reasons[m.scenario].items(), key=lambda kv: -kv[1])
+        m.reasons = [t for t, _ in ordered[:MAX_REASONS]]
+    ranks = [f for f, cands, _ in classified if f.run == focus and cands and f.rank is not None]
+    first_rank = min(ranks, key=lambda f: f.line).rank if ranks else None
+    if primary is None:
+        return Ranked(matches, None, None, first_rank)
+    phase = primary[3] if primary[3] in FAILURE_PHASES else None
+    return Ranked(matches, primary[2], phase, first_rank)

@@ -1,0 +1,372 @@
+"""Every rule that turns log text into a scenario, in one place.
+
+* :data:`SIGNATURES` — messages that name their cause (``… when warming up sampler …``,
+  ``Workspace is locked …``). Each carries the scenario, a score, the failure phase it implies,
+  the reason shown to the operator, and the numbers its groups hold.
+* :data:`FRAME_PHASES` — which traceback frames say which start-up phase was running.
+* :data:`FRAME_FLAGS` — frames that add context (LoRA, speculative decoding, sort/top-k, model
+  runner V2, multimodal encoders, custom all-reduce, DeepGEMM).
+* :data:`TIMELINE` — ordinary start-up lines that tell how far the engine got, for failures
+  that come without a traceback.
+* :data:`ANCHORS` — what a big log is scanned for before any line is read (see ``reader``).
+
+Message wording follows vLLM's sources per release (``vllm-facts.md`` §4); patterns tolerate
+the variations between releases and the spaces a terminal wrap can swallow.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..i18n import Text
+from .reader import Anchor
+
+# Scores: a message that names its cause, then that message refined by context, then the phase
+# read from a traceback, then the phase guessed from how far start-up got.
+MESSAGE = 0.95
+REFINED = 0.97
+PHASE = 0.8
+TIMELINE_PHASE = 0.62
+WEAK = 0.4
+EARLIER_RUN = 0.8
+"""Factor for evidence from an earlier start of the engine than the last one that failed."""
+CONFIDENT = 0.5
+"""Below this the best match is shown but does not pre-answer the wizard's first question."""
+
+
+def phrase(text: str) -> str:
+    """A literal phrase as a regex where every space may have been lost or doubled by a wrap."""
+    return r"\s*".join(re.escape(w) for w in text.split(" "))
+
+
+_NUM = r"(\d+(?:\.\d+)?)"
+_INT = r"(\d[\d,_]*)"
+_SIZE = r"(\d+(?:\.\d+)?\s*(?:bytes|B|KiB|MiB|GiB|TiB|KB|MB|GB|TB))"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A message whose words identify a scenario."""
+
+    id: str
+    triggers: tuple[str, ...]
+    """Plain substrings; a line holding none of them is never tried against the regex."""
+    pattern: re.Pattern[str]
+    scenario: str
+    score: float
+    reason: Text
+    """Shown to the operator; ``{name}`` is filled from the regex's named groups."""
+    phase: str | None = None
+    facts: dict[str, str] = field(default_factory=dict)
+    """Named group -> fact name (converted to the fact's type by the caller)."""
+    oom: bool = False
+    """The message reports a GPU out-of-memory error (so phase and context apply)."""
+
+
+def _sig(id: str, trigger: str | tuple[str, ...], pattern: str, scenario: str, score: float, en: str, zh: str,
+         phase: str | None = None, facts: dict[str, str] | None = None, oom: bool = False) -> Signature:
+    triggers = (trigger,) if isinstance(trigger, str) else trigger
+    return Signature(id, triggers, re.compile(pattern), scenario, score, Text(en, zh), phase, facts or {}, oom)
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    _sig(
+        "sampler-warmup-message", "warming up sampler",
+        phrase("out of memory occurred when warming up sampler with") + r"\s*(?P<n>\d+)\s*" + phrase("dummy requests"),
+        "sampler-warmup", MESSAGE,
+        "vLLM says it ran out of memory warming up the sampler with {n} dummy requests (max_num_seqs).",
+        "vLLM 报告用 {n} 个虚拟请求（max_num_seqs）预热 sampler 时显存不足。",
+        phase="sampler_warmup", facts={"n": "sampler_dummy_requests"}, oom=True,
+    ),
+    _sig(
+        "pooler-warmup-message", "warming up pooler",
+        phrase("out of memory occurred when warming up pooler") + r"(?:\s*\([^)]*\))?\s*with\s*(?P<n>\d+)",
+        "sampler-warmup", PHASE,
+        "vLLM ran out of memory warming up the pooler with {n} dummy requests (same mechanism as the sampler warm-up).",
+        "vLLM 用 {n} 个虚拟请求预热 pooler 时显存不足（与 sampler 预热同一机制）。",
+        phase="sampler_warmup", facts={"n": "sampler_dummy_requests"}, oom=True,
+    ),
+    _sig(
+        "custom-allreduce-invalid-argument", "invalid argument",
+        r"custom_all_reduce[\w.]*(?::(?P<cline>\d+))?\s*'?invalid\s*argument",
+        "custom-allreduce-ipc", MESSAGE,
+        "custom all-reduce failed with CUDA 'invalid argument' (cudaIpcGetMemHandle on a buffer it cannot share).",
+        "custom all-reduce 报 CUDA 'invalid argument'（对无法共享的缓冲区调用 cudaIpcGetMemHandle）。",
+        phase="graph_capture",
+    ),
+    _sig(
+        "workspace-locked", "Workspace is locked",
+        phrase("Workspace is locked but")
+        + r"\s*(?:allocation\s*from\s*'(?P<site>[^']*)'\s*requires\s*" + _NUM.replace("(", "(?P<req>", 1)
+        + r"\s*MB,\s*current\s*size\s*is\s*" + _NUM.replace("(", "(?P<cur>", 1) + r"\s*MB|.{0,120})",
+        "workspace-locked", MESSAGE,
+        "vLLM's shared workspace was locked after warm-up and a later call asked it to grow.",
+        "vLLM 的共享 workspace 在预热后已锁定，之后的调用又要求扩容。",
+        facts={"req": "workspace_required_mb", "cur": "workspace_current_mb"},
+    ),
+    _sig(
+        "no-available-memory", "No available memory for the cache",
+        phrase("No available memory for the cache blocks"),
+        "no-kv-cache-memory", MESSAGE,
+        "vLLM found no memory left for the KV cache after the weights and the profiling run.",
+        "扣除权重和内存分析占用后，vLLM 找不到留给 KV cache 的显存。",
+        phase="kv_cache_alloc",
+    ),
+    _sig(
+        "kv-cache-too-small-v1", "To serve at least one request",
+        phrase("To serve at least one request with the")
+        + r"\s*models?'?s?'?s?\s*" + phrase("max seq len") + r"\s*\((?P<mml>\d+)\),?\s*\(?\s*"
+        + r"(?P<need>\d+(?:\.\d+)?)\s*Gi?B\s*" + phrase("KV cache is needed, which is larger than the available KV cache memory")
+        + r"\s*\((?P<avail>-?\d+(?:\.\d+)?)\s*Gi?B\)"
+        + r"(?:\.\s*" + phrase("Based on the available memory,") + r"(?:\s*" + phrase("the estimated maximum model length is")
+        + r"\s*(?P<est>\d+))?)?",
+        "kv-cache-too-small", MESSAGE,
+        "max_model_len {mml} needs {need} GiB of KV cache per request; only {avail} GiB is available.",
+        "max_model_len {mml} 每个请求需要 {need} GiB KV cache，可用的只有 {avail} GiB。",
+        phase="kv_cache_alloc",
+        facts={"mml": "max_model_len", "need": "kv_needed_gib", "avail": "kv_cache_gib", "est": "estimated_max_model_len"},
+    ),
+    _sig(
+        "kv-cache-too-small-v0", "is larger than the maximum number of tokens",
+        phrase("max seq len") + r"\s*\((?P<mml>\d+)\)\s*" + phrase("is larger than the maximum number of tokens that can be stored in KV cache")
+        + r"\s*\((?P<tokens>\d+)\)",
+        "kv-cache-too-small", MESSAGE,
+        "max_model_len {mml} is more than the {tokens} tokens the KV cache can hold.",
+        "max_model_len {mml} 超过了 KV cache 能容纳的 {tokens} 个 token。",
+        phase="kv_cache_alloc", facts={"mml": "max_model_len", "tokens": "kv_cache_tokens"},
+    ),
+    _sig(
+        "free-memory-at-startup", "on startup is less than",
+        phrase("Free memory on device") + r"(?:\s*(?P<dev>[\w:]+))?\s*\(\s*(?P<free>\d+(?:\.\d+)?)\s*/\s*(?P<total>\d+(?:\.\d+)?)\s*GiB\)\s*"
+        + phrase("on startup is less than") + r"\s*(?:desired\s*GPU\s*memory\s*utilization|the\s*engine's\s*budget[^(]*)"
+        + r"\s*\((?P<util>\d+(?:\.\d+)?),\s*(?P<req>\d+(?:\.\d+)?)\s*GiB\)",
+        "insufficient-free-memory-at-startup", MESSAGE,
+        "Only {free} of {total} GiB was free at start-up; gpu_memory_utilization {util} asks for {req} GiB.",
+        "启动时 {total} GiB 中只有 {free} GiB 空闲；gpu_memory_utilization {util} 需要 {req} GiB。",
+        phase="startup_check",
+        facts={"free": "startup_free_gib", "total": "startup_total_gib", "util": "gpu_memory_utilization", "req": "requested_gib"},
+    ),
+    _sig(
+        "memory-profiling-error", "Error in memory profiling",
+        phrase("Error in memory profiling") + r"(?:\.\s*" + phrase("Initial free memory") + r"\s*(?P<a>\d+(?:\.\d+)?)"
+        + r"(?:\s*GiB)?,?\s*" + phrase("current free memory") + r"\s*(?P<b>\d+(?:\.\d+)?))?",
+        "insufficient-free-memory-at-startup", 0.88,
+        "Free GPU memory changed while vLLM was profiling: another process on the same GPU started or stopped.",
+        "vLLM 做内存分析期间空闲显存发生变化：同一 GPU 上有其他进程启动或退出。",
+        phase="profile_run",
+    ),
+    # --- host memory ---------------------------------------------------------------------------
+    _sig(
+        "oom-killer", ("Killed process", "Kill process"),
+        r"(?:Out of memory|Memory cgroup out of memory):\s*Kill(?:ed)?\s*process\s*(?P<pid>\d+)(?:\s*\((?P<comm>[^)]*)\))?",
+        "host-memory", MESSAGE,
+        "The kernel's OOM killer ended process {pid}: host RAM ran out, not GPU memory.",
+        "内核 OOM killer 杀掉了进程 {pid}：耗尽的是主机内存，不是显存。",
+        phase="host_memory",
+    ),
+    _sig(
+        "oom-killer-invoked", "oom-kill",
+        r"invoked oom-killer|oom-kill:|oom_kill_process",
+        "host-memory", 0.9,
+        "The kernel's OOM killer ran: host RAM ran out.",
+        "内核 OOM killer 被触发：主机内存耗尽。",
+        phase="host_memory",
+    ),
+    _sig(
+        "oom-killed-container", "OOMKilled",
+        r"\bOOMKilled\b",
+        "host-memory", 0.9,
+        "The container was OOMKilled: it went over its host memory limit.",
+        "容器被 OOMKilled：超出了主机内存限制。",
+        phase="host_memory",
+    ),
+    _sig(
+        "shell-killed", "Killed",
+        r"^(?:.*\s)?(?:\d+\s+)?Killed(?:\s+(?:python\S*|vllm|\S*python\S*|\S*vllm\S*)\b.*)?\s*$",
+        "host-memory", 0.85,
+        "The process was killed by signal 9 with no Python error, which is what the OOM killer does.",
+        "进程被信号 9 杀死且没有 Python 报错，这正是 OOM killer 的表现。",
+        phase="host_memory",
+    ),
+    _sig(
+        "cannot-allocate-memory", "Cannot allocate memory",
+        r"Cannot allocate memory",
+        "host-memory", 0.88,
+        "The system refused a host memory allocation (ENOMEM).",
+        "系统拒绝了一次主机内存分配（ENOMEM）。",
+        phase="host_memory",
+    ),
+    _sig(
+        "bad-alloc", "bad_alloc",
+        r"std::bad_alloc",
+        "host-memory", 0.85,
+        "A C++ host allocation failed (std::bad_alloc).",
+        "C++ 主机内存分配失败（std::bad_alloc）。",
+        phase="host_memory",
+    ),
+    _sig(
+        "python-memoryerror", "MemoryError",
+        r"(?:^|[\s.])MemoryError\b",
+        "host-memory", 0.8,
+        "Python raised MemoryError: host RAM ran out.",
+        "Python 抛出 MemoryError：主机内存耗尽。",
+        phase="host_memory",
+    ),
+    _sig(
+        "swap-space-warning", "swap space",
+        phrase("Possibly too large swap space.") + r"\s*(?P<swap>\d+(?:\.\d+)?)\s*GiB\s*" + phrase("out of the")
+        + r"\s*(?P<ram>\d+(?:\.\d+)?)\s*GiB",
+        "host-memory", 0.55,
+        "vLLM warned that the CPU swap space ({swap} GiB) is a large share of host RAM ({ram} GiB).",
+        "vLLM 警告 CPU swap space（{swap} GiB）占主机内存（{ram} GiB）的比例过大。",
+        facts={"swap": "swap_space_gb"},
+    ),
+    _sig(
+        "sigkill-exit", ("exitcode", "exit code", "exit status", "signal 9", "SIGKILL"),
+        r"(?:exit(?:ed)?\s*(?:with\s*)?(?:code|status)\s*[:=]?\s*(?:137|-9)\b|exitcode\s*=?\s*-9\b|signal\s*9\b|SIGKILL)",
+        "host-memory", 0.55,
+        "A worker process ended with signal 9 (SIGKILL), usually the OOM killer.",
+        "一个 worker 进程以信号 9（SIGKILL）结束，通常是 OOM killer 所为。",
+        phase="host_memory",
+    ),
+)
+"""Messages that name their cause."""
+
+# A GPU out-of-memory error without a cause of its own: PyTorch's message (CUDA, ROCm, Intel),
+# the old parenthesised form, a raw CUDA error, or vLLM's engine-level text.
+OOM_RE = re.compile(
+    r"(?P<plat>CUDA|HIP|XPU|NPU|MPS)\s*out\s*of\s*memory\.?\s*(?:Tried|Allocation)"
+    r"|(?P<plat2>CUDA|HIP|XPU)\s*error:\s*out\s*of\s*memory"
+    r"|(?:torch\.(?:cuda\.)?)?OutOfMemoryError\b"
+    r"|\b(?:hipErrorOutOfMemory|cudaErrorMemoryAllocation|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED)\b"
+)
+OOM_TRIGGERS = ("out of memory", "OutOfMemory", "ErrorOutOfMemory", "MemoryAllocation", "ALLOC_FAILED", "outofmemory")
+
+# --- traceback frames ---------------------------------------------------------------------------
+FRAME_RE = re.compile(r"File \"(?P<path>[^\"]+)\", line (?P<line>\d+), in (?P<func>[\w<>.]+)")
+
+
+@dataclass(frozen=True)
+class FramePhase:
+    phase: str
+    funcs: frozenset[str]
+    path: re.Pattern[str] | None = None
+    func_re: re.Pattern[str] | None = None
+    """For runners whose function names are not listed (model runner V2, plugins)."""
+
+
+# Most specific first: the first phase any frame of a traceback matches wins.
+FRAME_PHASES: tuple[FramePhase, ...] = (
+    FramePhase("sampler_warmup", frozenset({"_dummy_sampler_run", "_dummy_pooler_run"}),
+               func_re=re.compile(r"(?:dummy|warm\w*)_?(?:sampler|pooler)|(?:sampler|pooler)_?(?:dummy|warm)", re.I)),
+    FramePhase(
+        "graph_capture",
+        frozenset({"capture_model", "_capture_cudagraphs", "capture_graphs", "profile_cudagraph_memory",
+                   "_warm_up_model", "capture_begin", "capture_end", "_capture_graph", "capture"}),
+        re.compile(r"(?:cudagraph_utils|cuda_graph|cuda/graphs)\.py$"),
+    ),
+    FramePhase(
+        "kv_cache_alloc",
+        frozenset({"initialize_kv_cache", "_allocate_kv_cache_tensors", "initialize_kv_cache_tensors",
+                   "_allocate_kv_cache", "_init_cache_engine", "initialize_cache", "_reshape_kv_cache_tensors",
+                   "reshape_kv_cache_tensors", "allocate_kv_cache", "init_kv_cache"}),
+        re.compile(r"cache_engine\.py$"),
+    ),
+    FramePhase(
+        "profile_run",
+        frozenset({"profile_run", "determine_available_memory", "determine_num_available_blocks", "_dummy_run",
+                   "dummy_run", "profile"}),
+    ),
+    FramePhase(
+        "load_weights",
+        frozenset({"load_model", "load_weights", "initialize_model", "_initialize_model", "process_weights_after_loading",
+                   "weight_loader", "load_weights_and_postprocess", "_load_weights", "download_model"}),
+        re.compile(r"model_loader[/\\]"),
+    ),
+    FramePhase("startup_check", frozenset({"init_device", "request_memory"})),
+    FramePhase(
+        "serving",
+        frozenset({"execute_model", "sample_tokens", "_bookkeeping_sync", "_get_prompt_logprobs_dict",
+                   "compute_logprobs", "execute_dummy_batch", "step", "_run_engine", "generate",
+                   "execute_model_with_error_logging", "_process_engine_step", "run_busy_loop"}),
+    ),
+)
+"""A multimodal encoder is not a phase of its own: it runs inside the profiling pass (start-up) or
+inside ``execute_model`` (serving); the ``mm_encoder`` flag tells which."""
+
+
+@dataclass(frozen=True)
+class FrameFlag:
+    name: str
+    func: re.Pattern[str] | None = None
+    path: re.Pattern[str] | None = None
+    code: re.Pattern[str] | None = None
+    """Matched against the source lines a traceback shows under its frames."""
+
+
+FRAME_FLAGS: tuple[FrameFlag, ...] = (
+    FrameFlag("lora", re.compile(r"lora|punica", re.I), re.compile(r"[/\\]lora[/\\]|punica")),
+    FrameFlag("spec_decode", re.compile(r"^(?:propose\w*|_run_drafter|draft\w*|_prepare_spec\w*)$|eagle|medusa|mtp", re.I),
+              re.compile(r"spec_decode|[/\\](?:eagle|medusa|mtp\w*|draft_model|ngram_proposer)\.py")),
+    FrameFlag("sort", re.compile(r"^(?:apply_top_k_top_p\w*|top_k_top_p\w*|random_sample|flashinfer_sample|"
+                                 r"apply_min_p|sort\w*|topk\w*|_apply_top_k\w*|apply_top_k_only|top_p\w*)$"),
+              None, re.compile(r"\.sort\(|torch\.sort|\.topk\(|torch\.topk|logits_sort|top_k_top_p|argsort")),
+    FrameFlag("mrv2", None, re.compile(r"v1[/\\]worker[/\\]gpu[/\\]")),
+    FrameFlag("mm_encoder",
+              re.compile(r"^(?:get_dummy_mm_data|_get_mm_dummy_batch|get_multimodal_embeddings|embed_multimodal|"
+                         r"_execute_mm_encoder|profile_encoder|get_dummy_encoder_data|_get_dummy_mm_inputs|"
+                         r"get_dummy_processor_inputs|_dummy_mm_run|get_image_features|get_audio_features)$"),
+              re.compile(r"vision|visual|vit_|_vl\.py|siglip|clip\.py|pixtral|intern_vit|whisper|audio|mm_encoder",
+                         re.I)),
+    FrameFlag("custom_allreduce", re.compile(r"register_graph_buffers|get_graph_buffer_ipc_meta|custom_all_reduce"),
+              re.compile(r"custom_all_reduce")),
+    FrameFlag("deep_gemm", re.compile(r"deep_gemm|deepgemm", re.I), re.compile(r"deep_gemm|deepgemm", re.I)),
+    FrameFlag("flashinfer", re.compile(r"flashinfer", re.I), re.compile(r"flashinfer", re.I)),
+)
+
+# --- how far start-up got -------------------------------------------------------------------------
+# (trigger, regex or None, phase that is running *after* this line)
+TIMELINE: tuple[tuple[str, re.Pattern[str] | None, str], ...] = (
+    ("Starting to load model", None, "load_weights"),
+    ("Loading safetensors checkpoint", None, "load_weights"),
+    ("Loading pt checkpoint", None, "load_weights"),
+    ("loading took", re.compile(r"(?:Model|Weights?)\s*loading took"), "profile_run"),
+    ("weights took", re.compile(r"Loading (?:model )?weights took"), "profile_run"),
+    ("Memory profiling takes", None, "kv_cache_alloc"),
+    ("Available KV cache memory", None, "kv_cache_alloc"),
+    ("KV cache size:", None, "kv_cache_alloc"),
+    ("blocks:", re.compile(r"# (?:GPU|cuda|CUDA|rocm|xpu) blocks:"), "kv_cache_alloc"),
+    ("Capturing", re.compile(r"Capturing (?:CUDA graph|cudagraphs|the model for CUDA graphs)"), "graph_capture"),
+    ("Graph capturing finished", None, "sampler_warmup"),
+    ("init engine (profile", None, "serving"),
+    ("Starting vLLM API server", None, "serving"),
+    ("Application startup complete", None, "serving"),
+    ("Avg prompt throughput", None, "serving"),
+    ("Added request", None, "serving"),
+    ("Received request", None, "serving"),
+    ("Processed prompts", None, "serving"),
+)
+
+# --- context ---------------------------------------------------------------------------------------
+LARGE_VOCAB = 200_000
+"""A vocabulary this large makes the sampler's sort over (requests x vocabulary) expensive."""
+MRV2_ZERO = ">=0.18,<0.29"
+"""Releases where model runner V2 reserves no CUDA graph memory (``vllm-facts.md`` §1)."""
+DEEPSEEK_V32_RE = re.compile(r"DeepseekV32|DeepSeek-V3\.2|deepseek-v3\.2|GlmMoeDsa", re.I)
+FRAGMENTATION_MIN = 512 << 20
+"""Reserved-but-unallocated memory below this is too small to call fragmentation."""
+
+# --- scanning big logs -------------------------------------------------------------------------------
+SPARSE_ANCHORS: tuple[Anchor, ...] = (
+    Anchor(b"Traceback (most recent call last)", 256 << 10, 96 << 10),
+    Anchor(b"out of memory", 256 << 10, 48 << 10),
+)
+"""What a big log is searched for. vLLM reports every failure through a Python exception with
+its traceback (custom all-reduce's C++ ``invalid argument`` too, when the engine notices its
+worker died), and GPU OOMs say ``out of memory``; each window reaches far enough back to hold
+the start-up of an engine that failed while starting. The start
+of the file (``reader.HEAD``) is always read for the start-up facts. Searching costs one pass
+per anchor, so there are few and they are long (``bytes.find`` skips faster on long needles).
+What a big log cannot show this way: a restart in its middle that did not fail, and a host
+out-of-memory kill with no Python error near it."""

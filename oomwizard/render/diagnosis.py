@@ -1,0 +1,270 @@
+"""A diagnosis as text or Markdown: the best match, why, the lines behind it, the key numbers.
+
+Everything that comes from a log goes through :func:`~oomwizard.render.safe_text.printable` (no
+escape sequence reaches the terminal) and :func:`~oomwizard.render.redact.redact_text` (no token
+reaches the screen or a saved report).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from ..facts.catalog import CATALOG
+from ..facts.model import Fact
+from ..i18n import Text
+from ..logs.model import Diagnosis, Match
+from .redact import redact_text
+from .safe_text import printable
+
+GIB = 1 << 30
+MIB = 1 << 20
+
+UI = {
+    "title": Text("Diagnosis from the log", "日志诊断"),
+    "best": Text("Most likely", "最可能"),
+    "score": Text("score", "置信度"),
+    "why": Text("Why", "依据"),
+    "evidence": Text("Evidence", "证据"),
+    "others": Text("Other candidates", "其他可能"),
+    "facts": Text("What the log says", "日志中的信息"),
+    "oom": Text("PyTorch out-of-memory message", "PyTorch 显存不足信息"),
+    "inputs": Text("Read", "已读取"),
+    "warnings": Text("Notes on the input", "输入说明"),
+    "nothing": Text(
+        "No out-of-memory error or other failure this tool knows was found in the log.",
+        "日志中没有找到显存不足错误或本工具已知的其他故障。",
+    ),
+    "weak": Text(
+        "Low confidence: the log does not say enough; the wizard will ask.",
+        "置信度低：日志信息不足，向导会继续提问。",
+    ),
+    "line": Text("line", "行"),
+    "oom_line": Text(
+        "tried to allocate {requested} on GPU {gpu} ({total} total, {free} free); this process {proc}, "
+        "other processes {others}; allocated by PyTorch {alloc}{pools}, reserved but unallocated {unalloc}",
+        "尝试在 GPU {gpu} 上分配 {requested}（总量 {total}，空闲 {free}）；本进程 {proc}，其他进程 {others}；"
+        "PyTorch 已分配 {alloc}{pools}，已保留未分配 {unalloc}",
+    ),
+    "pools": Text(" ({n} of it in CUDA graph pools)", "（其中 {n} 在 CUDA graph 内存池）"),
+}
+
+# Facts worth showing, in this order (others stay in the JSON).
+KEY_FACTS = (
+    "vllm_version", "engine", "model_runner", "model", "model_arch", "quantization", "dtype",
+    "tp", "pp", "dp", "max_model_len", "gpu_memory_utilization", "max_num_seqs", "max_num_batched_tokens",
+    "enforce_eager", "kv_cache_dtype", "cudagraph_mode", "speculative_method", "lora_enabled",
+    "expandable_segments", "alloc_conf", "gpu_name", "gpu_mem_total_bytes", "error_platform",
+    "failure_phase", "failed_rank",
+    "weights_gib", "kv_cache_gib", "kv_cache_tokens", "max_concurrency", "kv_needed_gib",
+    "estimated_max_model_len", "cudagraph_estimate_gib", "cudagraph_actual_gib", "activation_peak_gib",
+    "non_torch_gib", "startup_free_gib", "startup_total_gib", "requested_gib", "suggested_kv_cache_bytes",
+    "sampler_dummy_requests", "workspace_required_mb", "workspace_current_mb", "serve_command",
+)
+
+
+def safe(text: str) -> str:
+    return redact_text(printable(str(text)))
+
+
+@lru_cache(maxsize=1)
+def _titles() -> dict[str, Text]:
+    """Scenario titles from the knowledge base (ids alone if it cannot be read)."""
+    try:
+        from ..kb.loader import get_kb
+
+        return {sid: sc.title for sid, sc in get_kb().scenarios.items()}
+    except Exception:  # a broken knowledge base must not hide a diagnosis
+        pass
+    try:
+        import yaml
+
+        from ..kb.loader import default_root
+
+        with open(default_root() / "decision_trees" / "scenarios.yaml", encoding="utf-8") as fh:
+            data = yaml.safe_load(fh) or {}
+        out = {}
+        for sid, sc in (data.get("scenarios") or {}).items():
+            t = (sc or {}).get("title") or {}
+            out[sid] = Text(str(t.get("en", sid)), str(t.get("zh", t.get("en", sid))))
+        return out
+    except Exception:
+        return {}
+
+
+def scenario_title(sid: str, lang: str) -> str:
+    t = _titles().get(sid)
+    return t(lang) if t else sid
+
+
+def human_bytes(n: int | float) -> str:
+    n = float(n)
+    if abs(n) >= GIB:
+        return f"{n / GIB:.2f} GiB"
+    if abs(n) >= MIB:
+        return f"{n / MIB:.2f} MiB"
+    if abs(n) >= 1024:
+        return f"{n / 1024:.2f} KiB"
+    return f"{int(n)} B"
+
+
+def fact_value(f: Fact) -> str:
+    spec = CATALOG.get(f.name)
+    v = f.value
+    if spec is not None and spec.type == "bytes" and isinstance(v, (int, float)):
+        return human_bytes(v)
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        text = f"{v:.4f}".rstrip("0").rstrip(".")
+    elif isinstance(v, int):
+        text = f"{v:,}" if abs(v) >= 10000 else str(v)
+    else:
+        text = str(v)
+    unit = spec.unit if spec is not None and spec.type != "bytes" else ""
+    if unit and unit != "B":
+        text += "x" if unit == "x" else f" {unit}"
+    return safe(text)
+
+
+def _fact_title(name: str, lang: str) -> str:
+    spec = CATALOG.get(name)
+    return spec.title(lang) if spec else name
+
+
+def _oom_summary(m: dict[str, Any], lang: str) -> str:
+    def b(key: str) -> str:
+        v = m.get(key)
+        return human_bytes(v) if isinstance(v, (int, float)) else "?"
+
+    pools = ""
+    if isinstance(m.get("private_pools"), (int, float)) and m["private_pools"]:
+        pools = UI["pools"](lang).format(n=b("private_pools"))
+    return UI["oom_line"](lang).format(
+        requested=b("requested"), gpu=m.get("gpu_index", "?"), total=b("total"), free=b("free"),
+        proc=b("this_process"), others=b("other_processes"), alloc=b("allocated"), pools=pools,
+        unalloc=b("reserved_unallocated"),
+    )
+
+
+def _primary_oom(diag: Diagnosis) -> dict[str, Any] | None:
+    f = diag.facts.get("oom_requested_bytes") or diag.facts.get("oom_total_bytes")
+    if f is None:
+        return diag.oom_messages[0] if diag.oom_messages else None
+    for m in diag.oom_messages:
+        if m.get("line") == f.line and m.get("file") == f.file:
+            return m
+    return diag.oom_messages[0] if diag.oom_messages else None
+
+
+def _where(file: str, line: int) -> str:
+    return f"{safe(file)}:{line}"
+
+
+# --- text -------------------------------------------------------------------------------------
+
+
+def diagnosis_text(diag: Diagnosis, lang: str = "en") -> str:
+    out: list[str] = [UI["title"](lang), "=" * len(UI["title"](lang))]
+    best = diag.best
+    if best is None:
+        out.append(UI["nothing"](lang))
+    else:
+        out.append(f"{UI['best'](lang)}: {scenario_title(best.scenario, lang)}  "
+                   f"[{best.scenario}, {UI['score'](lang)} {best.score:.2f}]")
+        if best.score < 0.5:
+            out.append("  " + UI["weak"](lang))
+        out.extend(_match_text(best, lang, indent="  "))
+        others = diag.matches[1:]
+        if others:
+            out.append("")
+            out.append(UI["others"](lang) + ":")
+            for m in others[:6]:
+                reason = f" - {safe(m.reasons[0](lang))}" if m.reasons else ""
+                out.append(f"  {m.score:.2f}  {m.scenario}: {scenario_title(m.scenario, lang)}{reason}")
+    facts = [diag.facts.get(n) for n in KEY_FACTS]
+    shown = [f for f in facts if f is not None]
+    if shown:
+        out.append("")
+        out.append(UI["facts"](lang) + ":")
+        width = max(len(_fact_title(f.name, lang)) for f in shown)
+        for f in shown:
+            where = f"  ({UI['line'](lang)} {f.line})" if f.line else ""
+            out.append(f"  {_fact_title(f.name, lang):<{width}}  {fact_value(f)}{where}")
+    oom = _primary_oom(diag)
+    if oom is not None:
+        out.append("")
+        out.append(f"{UI['oom'](lang)} ({_where(str(oom.get('file', '')), int(oom.get('line', 0)))}):")
+        out.append("  " + _oom_summary(oom, lang))
+    if diag.warnings:
+        out.append("")
+        out.append(UI["warnings"](lang) + ":")
+        out.extend(f"  - {safe(w)}" for w in diag.warnings)
+    return "\n".join(out) + "\n"
+
+
+def _match_text(m: Match, lang: str, indent: str) -> list[str]:
+    out: list[str] = []
+    if m.reasons:
+        out.append(f"{indent}{UI['why'](lang)}:")
+        out.extend(f"{indent}  - {safe(r(lang))}" for r in m.reasons)
+    if m.evidence:
+        out.append(f"{indent}{UI['evidence'](lang)}:")
+        for e in m.evidence:
+            out.append(f"{indent}  {_where(e.file, e.line)}  {safe(e.text)}")
+    return out
+
+
+# --- Markdown ---------------------------------------------------------------------------------
+
+
+def _code(text: str) -> str:
+    """Inline code that survives backticks and pipes in log text."""
+    t = safe(text).replace("|", "\\|")
+    if "`" not in t:
+        return f"`{t}`"
+    return f"`` {t} ``"
+
+
+def _md_text(text: str) -> str:
+    t = safe(text)
+    for ch in "\\`*_[]<>|#":
+        t = t.replace(ch, "\\" + ch)
+    return t
+
+
+def diagnosis_markdown(diag: Diagnosis, lang: str = "en") -> str:
+    out: list[str] = [f"## {UI['title'](lang)}", ""]
+    best = diag.best
+    if best is None:
+        out.append(UI["nothing"](lang))
+    else:
+        out.append(f"**{UI['best'](lang)}: {_md_text(scenario_title(best.scenario, lang))}** "
+                   f"(`{best.scenario}`, {UI['score'](lang)} {best.score:.2f})")
+        if best.score < 0.5:
+            out += ["", f"_{UI['weak'](lang)}_"]
+        if best.reasons:
+            out += ["", f"### {UI['why'](lang)}", ""]
+            out.extend(f"- {_md_text(r(lang))}" for r in best.reasons)
+        if best.evidence:
+            out += ["", f"### {UI['evidence'](lang)}", ""]
+            out.extend(f"- {_code(_where(e.file, e.line))} {_code(e.text)}" for e in best.evidence)
+        if diag.matches[1:]:
+            out += ["", f"### {UI['others'](lang)}", ""]
+            for m in diag.matches[1:7]:
+                reason = f" — {_md_text(m.reasons[0](lang))}" if m.reasons else ""
+                out.append(f"- {m.score:.2f} `{m.scenario}` {_md_text(scenario_title(m.scenario, lang))}{reason}")
+    facts = [f for f in (diag.facts.get(n) for n in KEY_FACTS) if f is not None]
+    if facts:
+        out += ["", f"### {UI['facts'](lang)}", "", "| | | |", "|---|---|---|"]
+        for f in facts:
+            where = f"{UI['line'](lang)} {f.line}" if f.line else ""
+            out.append(f"| {_md_text(_fact_title(f.name, lang))} | {_code(fact_value(f))} | {where} |")
+    oom = _primary_oom(diag)
+    if oom is not None:
+        out += ["", f"### {UI['oom'](lang)}", "",
+                f"{_code(_where(str(oom.get('file', '')), int(oom.get('line', 0))))}: {_md_text(_oom_summary(oom, lang))}"]
+    if diag.warnings:
+        out += ["", f"### {UI['warnings'](lang)}", ""]
+        out.extend(f"- {_md_text(w)}" for w in diag.warnings)
+    return "\n".join(out) + "\n"
