@@ -82,6 +82,9 @@ UI: dict[str, Text] = {
     "script.menu": Text("Fixes (run one: sh THIS_FILE NUMBER):", "修复方案（运行其一：sh 本文件 编号）："),
     "script.edit_first": Text("oomwizard: edit fix {n} first: {reason}", "oomwizard：请先编辑方案 {n}：{reason}"),
     "script.delete_line": Text("delete this line once edited", "编辑完成后删除此行"),
+    "script.uncomment": Text(
+        "then uncomment the commands below", "然后取消下面命令的注释"
+    ),
     "script.pick_variant": Text(
         "keep only the spelling for your vLLM version", "只保留与你的 vLLM 版本对应的写法"
     ),

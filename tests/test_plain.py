@@ -85,10 +85,18 @@ def test_numbered_choices_for_dumb_terminals_with_back_and_help() -> None:
         ENTER  # scenario: the default (1, sampler warm-up)
         + ENTER  # symptom: suggested
         + ENTER  # version: pre-filled 0.11.0
-        + CTRL_U + "5" + ENTER  # engine: 1 V1, 2 V0, 3 not sure, 4 back, 5 help
-        + CTRL_U + "4" + ENTER  # engine again: back
-        + CTRL_U + "0.9.2" + ENTER  # version, typed
-        + CTRL_U + "2" + ENTER  # engine: V0 (0.9.2 suggests V1)
+        + CTRL_U
+        + "5"
+        + ENTER  # engine: 1 V1, 2 V0, 3 not sure, 4 back, 5 help
+        + CTRL_U
+        + "4"
+        + ENTER  # engine again: back
+        + CTRL_U
+        + "0.9.2"
+        + ENTER  # version, typed
+        + CTRL_U
+        + "2"
+        + ENTER  # engine: V0 (0.9.2 suggests V1)
         + ENTER  # gpu_arch: suggested
     )
     code, out, err, _ = drive(keys, numbered=True)

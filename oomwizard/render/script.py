@@ -9,6 +9,7 @@ the operator has edited it.
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from ..engine import Step
@@ -18,13 +19,18 @@ from ..kb.model import Leaf
 from .commands import RenderedFix, RenderedVariant
 from .report import render_fixes
 
+SHOWN_PLACEHOLDER_RE = re.compile(r"<[A-Z][A-Z0-9_]*>")
+"""A value still to be filled in, as rendered commands show it (``<MODEL>``, ``<MAX_MODEL_LEN>``)."""
 
-def _comment(text: str, width: int = 78, indent: str = "") -> list[str]:
+
+def _comment(text: str, width: int = 78, indent: str = "", lead: str = "") -> list[str]:
+    """``text`` as wrapped shell comments; ``indent`` goes before the ``#``, ``lead`` after it."""
     lines: list[str] = []
+    first, rest = indent + "# " + lead, indent + "# " + " " * len(lead)
     for para in text.split("\n"):
         if not para.strip():
             continue
-        lines.extend(textwrap.wrap(para, width=width, initial_indent=indent + "# ", subsequent_indent=indent + "# "))
+        lines.extend(textwrap.wrap(para, width=width, initial_indent=first, subsequent_indent=rest))
     return lines
 
 
@@ -39,12 +45,14 @@ def _blockers(rf: RenderedFix, facts: FactSet | None, lang: str) -> list[str]:
         out.append(ui("not_for_version", lang, version=rf.version, spec=spec))
     if len(rf.variants) > 1:
         out.append(ui("script.pick_variant", lang))
-    missing = sorted({m for rv in rf.variants for m in rv.missing})
+    missing = sorted({m for rv in rf.variants for m in SHOWN_PLACEHOLDER_RE.findall(rv.script)})
     if missing:
         out.append(f"{ui('fill_in', lang)}: {', '.join(missing)}")
     known_command = facts is not None and facts.value("serve_command")
     if not known_command and any(v.changes_server for v in rf.fix.variants):
         out.append(ui("script.partial_serve", lang))
+    if missing:
+        out.append(ui("script.uncomment", lang))
     return out
 
 
@@ -57,7 +65,10 @@ def _variant_lines(rf: RenderedFix, rv: RenderedVariant, lang: str) -> list[str]
             out.extend(_comment(f"{r.value}: {r.why(lang)}", indent="    "))
     if rv.note:
         out.extend(_comment(rv.note(lang), indent="    "))
-    out.extend("    " + line for line in rv.script.splitlines())
+    for line in rv.script.splitlines():
+        # A placeholder such as <MAX_MODEL_LEN> reads as a redirection to sh: keep the line as a
+        # comment so the file still parses (the menu must work); the guard above explains.
+        out.append(("    # " if SHOWN_PLACEHOLDER_RE.search(line) else "    ") + line)
     return out
 
 
@@ -81,12 +92,12 @@ def leaf_script(
     out.append(f"# {ui('checklist', lang)}:")
     for c in leaf.checks:
         mark = f" ({ui('auto_check', lang)})" if c.auto else ""
-        out.extend(_comment(f"[ ] {c.text(lang)}{mark}", indent="  "))
+        out.extend(_comment(f"[ ] {c.text(lang)}{mark}", lead="  "))
     if leaf.caveats:
         out.append("#")
         out.append(f"# {ui('caveats', lang)}:")
         for cv in leaf.caveats:
-            out.extend(_comment(f"- {cv(lang)}", indent="  "))
+            out.extend(_comment(f"- {cv(lang)}", lead="  "))
     out.append("#")
     out.append(f"# {ui('sources', lang)}:")
     for s in leaf.sources:
@@ -95,7 +106,7 @@ def leaf_script(
         out.append("#")
         out.append(f"# {ui('path', lang)}:")
         for s in path:
-            out.extend(_comment(f"{s.question}: {s.label} [{s.how}: {s.source}]", indent="  "))
+            out.extend(_comment(f"{s.question}: {s.label} [{s.how}: {s.source}]", lead="  "))
     out.append("")
     out.append("set -u")
     for i, rf in enumerate(fixes, 1):
@@ -104,8 +115,9 @@ def leaf_script(
         tag = f"{ui('cost.' + rf.fix.cost, lang)} · {ui('evidence.' + rf.fix.evidence, lang)}"
         out.extend(_comment(f"{i}. {rf.fix.title(lang)} ({tag})", indent="    "))
         out.extend(_comment(rf.fix.cost_note(lang), indent="    "))
-        for reason in _blockers(rf, facts, lang):
-            msg = ui("script.edit_first", lang, n=i, reason=reason)
+        blockers = _blockers(rf, facts, lang)
+        if blockers:
+            msg = ui("script.edit_first", lang, n=i, reason="; ".join(blockers))
             out.append(f"    echo {_sh_quote(msg)} >&2; return 2  # {ui('script.delete_line', lang)}")
         for rv in rf.variants:
             out.extend(_variant_lines(rf, rv, lang))

@@ -32,7 +32,7 @@ from ..launch import LaunchOptions
 from ..logs.model import Diagnosis
 from ..render.report import leaf_text
 from ..session import Session
-from . import clipboard
+from . import cjk, clipboard
 from .inputs import InputProblem, MachineResult, Sources, default_sources
 
 
@@ -77,8 +77,8 @@ class WizardApp(App[Outcome]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+c", "cancel", "Quit", show=False, priority=True),
-        Binding("q", "quit_app", "Quit"),
-        Binding("f", "facts", "Facts"),
+        Binding("q", "quit_app", "tui.quit"),
+        Binding("f", "facts", "tui.facts"),
     ]
 
     def __init__(
@@ -108,6 +108,10 @@ class WizardApp(App[Outcome]):
         self.outcome = Outcome()
         self.clipboard_runner = clipboard.load_tmux_buffer
         self.title = ui("tui.title", self.lang)
+        cjk.enable()
+        from .screens.base import localize_bindings
+
+        localize_bindings(self, self.lang)
         self._rebuild_facts()
 
     # --- text ------------------------------------------------------------------------------

@@ -122,7 +122,9 @@ class DiagnosisScreen(WizardScreen, FactsAware):
             if match.evidence:
                 widgets.append(Static(Content(self.t("tui.diag.evidence")), classes="section"))
                 for ev in match.evidence[:MAX_EVIDENCE]:
-                    widgets.append(Static(Content.assemble((f"{one_line(ev.file)}:{ev.line}", "bold")), classes="where"))
+                    widgets.append(
+                        Static(Content.assemble((f"{one_line(ev.file)}:{ev.line}", "bold")), classes="where")
+                    )
                     widgets.append(Static(Content(one_line(ev.text)), classes="evidence"))
                 if len(match.evidence) > MAX_EVIDENCE:
                     widgets.append(Static(Content(f"… +{len(match.evidence) - MAX_EVIDENCE}"), classes="where"))

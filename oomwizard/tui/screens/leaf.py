@@ -30,6 +30,10 @@ TABS = ("fix", "checklist", "details", "article")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'“])|(?<=[。！？])")
 
 
+def colon(lang: str) -> str:
+    return "：" if lang == "zh" else ": "
+
+
 def first_sentence(text: str, limit: int = 240) -> str:
     """The first sentence of ``text`` (English or Chinese), or ``text`` if it is one sentence."""
     head = _SENTENCE_END.split(text.strip(), maxsplit=1)[0].strip()
@@ -95,14 +99,14 @@ class LeafScreen(WizardScreen, FactsAware):
         parts: list[str | tuple[str, str]] = [
             (leaf.title(w.lang), "bold underline"),
             "\n\n",
-            (f"{w.t('conclusion')}: ", "bold"),
+            (f"{w.t('conclusion')}{colon(w.lang)}", "bold"),
             leaf.conclusion(w.lang),
             "\n\n",
-            (f"{w.t('root_cause')} ({status}): ", "bold"),
+            (f"{w.t('root_cause')} ({status}){colon(w.lang)}", "bold"),
             first,
         ]
         if first != cause:
-            parts.append((f" … ({self.t('tui.leaf.more')})", "dim italic"))
+            parts.append((f"{'' if first.endswith('…') else ' …'} ({self.t('tui.leaf.more')})", "dim italic"))
         return Content.assemble(*parts)
 
     def _fix_cards(self) -> ComposeResult:

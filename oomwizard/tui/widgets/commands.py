@@ -9,8 +9,6 @@ even without colour.
 
 from __future__ import annotations
 
-import re
-
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -18,8 +16,7 @@ from textual.widgets import Button, Static
 
 from ...i18n import ui
 from ...render.commands import RenderedFix, RenderedVariant
-
-PLACEHOLDER_RE = re.compile(r"<[A-Z][A-Z0-9_]*>")
+from ...render.script import SHOWN_PLACEHOLDER_RE
 
 
 def command_content(script: str) -> Content:
@@ -30,7 +27,7 @@ def command_content(script: str) -> Content:
             parts.append("\n")
         parts.append(("$ ", "dim"))
         pos = 0
-        for m in PLACEHOLDER_RE.finditer(line):
+        for m in SHOWN_PLACEHOLDER_RE.finditer(line):
             parts.append(line[pos : m.start()])
             parts.append((m.group(0), "reverse bold"))
             pos = m.end()
