@@ -147,6 +147,8 @@ def walk(
     path: list[Step] = []
     node_id = start or kb.start
     seen: set[str] = set()
+    settled: dict[str, str] = {}
+    """Facts already confirmed by an earlier question on this path: never asked twice."""
     while True:
         if node_id in seen:
             raise EngineError(f"the tree loops back to {node_id!r}")
@@ -163,6 +165,8 @@ def walk(
             how = "answered" if given.source == "answered" else "accepted"
         elif sug is not None and auto_accept and _valid(q, sug.answer):
             value, source, how = sug.answer, sug.source, "auto"
+        elif sug is not None and q.fact in settled and _valid(q, sug.answer) and sug.facts == (q.fact,):
+            value, source, how = sug.answer, f"answered earlier ({settled[q.fact]})", "auto"
         elif use_unknown and (q.unknown is not None or q.kind == "version"):
             value = q.unknown if q.kind == "choice" and q.unknown else UNKNOWN
             source, how = "not known", "default"
@@ -170,6 +174,8 @@ def walk(
             return Ask(q, sug, tuple(path), facts)
         path.append(Step(q.id, value, _label(q, value, lang), source, how))
         _record(q, value, source, how, facts)
+        if how != "default" and value != UNKNOWN:
+            settled.setdefault(q.fact, q.id)
         routes = q.choice(value).routes if q.kind == "choice" else q.routes  # type: ignore[union-attr]
         node_id = _route(routes, facts, f"question {q.id}, answer {value}")
 
@@ -185,6 +191,9 @@ def _record(q: Question, value: str, source: str, how: str, facts: FactSet) -> N
     if how == "default" or value == UNKNOWN:
         return
     existing = facts.get(q.fact)
+    if existing is not None and how != "answered":
+        # A rule's coarse answer ("other") must not overwrite a more specific known value ("qwen").
+        return
     typed: object = value
     spec = CATALOG.get(q.fact)
     if q.kind == "version":
