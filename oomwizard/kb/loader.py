@@ -426,6 +426,24 @@ def _leaf(ctx: _Ctx, d: LDict, expected_id: str) -> Leaf | None:
 # --- articles ------------------------------------------------------------------------------
 
 _FRONT_RE = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
+_CJK = "\u3400-\u9fff\u3000-\u303f\uff00-\uffef"
+_CJK_BREAK_RE = re.compile(f"([{_CJK}])\n[ \t]*(?=[{_CJK}])")
+_FENCE_RE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.M | re.S)
+
+
+def join_cjk_lines(markdown: str) -> str:
+    """Join a paragraph's lines where both sides are Chinese, outside code blocks.
+
+    Markdown renders a line break inside a paragraph as a space, which is right between English
+    words and wrong between Chinese characters; authors wrap long Chinese lines all the same.
+    """
+    out, pos = [], 0
+    for m in _FENCE_RE.finditer(markdown):
+        out.append(_CJK_BREAK_RE.sub(r"\1", markdown[pos : m.start()]))
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(_CJK_BREAK_RE.sub(r"\1", markdown[pos:]))
+    return "".join(out)
 
 
 def _article(path: Path, display: str, kind: str, lang: str, problems: list[Problem]) -> Article | None:
@@ -448,7 +466,7 @@ def _article(path: Path, display: str, kind: str, lang: str, problems: list[Prob
         title = h.group(1).strip() if h else ""
     if not title:
         problems.append(Problem(display, 1, "article has no title (front matter 'title:' or a '# ' heading)"))
-    return Article(kind, path.stem, lang, title, body.strip() + "\n", display)
+    return Article(kind, path.stem, lang, title, join_cjk_lines(body.strip()) + "\n", display)
 
 
 # --- the whole base ------------------------------------------------------------------------
