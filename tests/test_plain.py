@@ -11,6 +11,7 @@ import io
 import sys
 from pathlib import Path
 
+import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -19,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from snapshot_apps.stand_ins import StandIns, fixture_kb
 
 from oomwizard.exitcodes import Exit
-from oomwizard.launch import LaunchOptions
+from oomwizard.launch import DEMO_LOG, DEMO_MACHINE, LaunchOptions
 from oomwizard.plain import run_plain
 
 ENTER = "\r"
@@ -151,3 +152,23 @@ def test_chinese() -> None:
     assert code == Exit.OK
     assert "== sampler 预热时显存不足 ==" in out
     assert "正在检测本机" in err
+
+
+@pytest.mark.skipif(not (DEMO_LOG.exists() and DEMO_MACHINE.exists()), reason="demo files not present")
+def test_demo_end_to_end_with_the_real_reader_and_knowledge_base() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    with create_pipe_input() as inp:
+        inp.send_text(ENTER * 40)
+        inp.close()
+        code = run_plain(
+            LaunchOptions(demo=True),
+            prompt_kwargs={"input": inp, "output": DummyOutput()},
+            numbered=False,
+            out=out,
+            err=err,
+        )
+    assert code == Exit.OK, err.getvalue()
+    text = out.getvalue()
+    assert "sampler-warmup" in text
+    assert "$ vllm serve" in text
+    assert "detecting" not in err.getvalue()  # the demo replays its machine instead

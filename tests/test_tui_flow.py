@@ -28,6 +28,7 @@ from textual.widgets import DataTable, Input, Markdown, OptionList, Static, Tabb
 
 from oomwizard.engine import Ask, Done
 from oomwizard.exitcodes import Exit
+from oomwizard.launch import DEMO_LOG, DEMO_MACHINE, LaunchOptions
 from oomwizard.tui.app import Outcome, WizardApp, print_outcome
 from oomwizard.tui.screens.diagnosis import DiagnosisScreen
 from oomwizard.tui.screens.facts import FactsScreen
@@ -562,3 +563,26 @@ async def test_chinese() -> None:
 async def test_fixture_kb_is_complete() -> None:
     kb = fixture_kb()
     assert set(kb.leaves) == {"sampler-warmup", "kv-cache-too-small", "oom-triage"}
+
+
+# --- the real thing: bundled demo, real log reader, real knowledge base ------------------------
+
+
+@pytest.mark.skipif(not (DEMO_LOG.exists() and DEMO_MACHINE.exists()), reason="demo files not present")
+@run_async
+async def test_demo_end_to_end_with_the_real_reader_and_knowledge_base() -> None:
+    app = WizardApp(LaunchOptions(demo=True), environ={})
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        assert app.log_state.diagnosis is not None and app.log_state.diagnosis.best is not None
+        scenario = app.log_state.diagnosis.best.scenario
+        leaf = await enter_until_leaf(pilot, limit=30)
+        assert scenario in leaf.done.leaf.scenarios
+        scripts = [block.script for block in leaf.query(CommandBlock)]
+        assert scripts and any("vllm serve" in s for s in scripts)
+        await press(pilot, "q")
+    outcome = app.return_value
+    assert outcome is not None and outcome.done is not None
+    out, err = io.StringIO(), io.StringIO()
+    print_outcome(outcome, "en", out, err, width=80)
+    assert f"[{outcome.done.leaf.id}]" in out.getvalue()

@@ -7,6 +7,8 @@ screen. Enter continues with the highlighted scenario, so the operator can overr
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
 from typing import ClassVar
 
 from textual import on
@@ -30,6 +32,13 @@ NO_SCENARIO = "__questions__"
 def one_line(text: str) -> str:
     """Log text made safe and flat: escapes removed, controls visible, newlines as spaces."""
     return " ".join(printable(text).split("\n")).strip()
+
+
+def short_names(inputs: list[str]) -> dict[str, str]:
+    """Each input by its file name alone, unless two inputs share one (then as given)."""
+    names = {p: Path(p).name or p for p in inputs}
+    counts = Counter(names.values())
+    return {p: n if counts[n] == 1 else p for p, n in names.items()}
 
 
 class DiagnosisScreen(WizardScreen, FactsAware):
@@ -121,10 +130,10 @@ class DiagnosisScreen(WizardScreen, FactsAware):
                 widgets += [Static(Content(f"• {one_line(r(lang))}"), classes="reason") for r in match.reasons]
             if match.evidence:
                 widgets.append(Static(Content(self.t("tui.diag.evidence")), classes="section"))
+                names = short_names(self.diagnosis.inputs if self.diagnosis else [])
                 for ev in match.evidence[:MAX_EVIDENCE]:
-                    widgets.append(
-                        Static(Content.assemble((f"{one_line(ev.file)}:{ev.line}", "bold")), classes="where")
-                    )
+                    where = f"{one_line(names.get(ev.file, ev.file))}:{ev.line}"
+                    widgets.append(Static(Content.assemble((where, "bold")), classes="where"))
                     widgets.append(Static(Content(one_line(ev.text)), classes="evidence"))
                 if len(match.evidence) > MAX_EVIDENCE:
                     widgets.append(Static(Content(f"… +{len(match.evidence) - MAX_EVIDENCE}"), classes="where"))
