@@ -450,7 +450,11 @@ def serving_max_num_batched_tokens(facts: FactSet) -> Computed | None:
 
 
 LOGITS_BUDGET_GIB = 2.0
-"""Memory we let one step's prompt logits take: two float32 copies of (tokens x vocabulary)."""
+"""Memory we let one step's prompt logits take."""
+
+LOGITS_BYTES_PER_ELEMENT = 10
+"""Per (prompt token x vocabulary element): the logits in bf16 (2 B), their float32 copy (4 B) and the
+float32 log-softmax (4 B). Measured on our H200: benchmarks/results/prompt_logprobs_memory_h200.json."""
 
 
 @calc(
@@ -462,7 +466,7 @@ def logprobs_batched_tokens(facts: FactSet) -> Computed | None:
     vocab = _num(facts, "vocab_size")
     if not vocab:
         return None
-    per_token = vocab * 4 * 2  # float32 logits plus their log-softmax
+    per_token = vocab * LOGITS_BYTES_PER_ELEMENT
     raw = LOGITS_BUDGET_GIB * GIB / per_token
     new = max(256, pow2_floor(raw))
     cur = _num(facts, "max_num_batched_tokens")
@@ -471,10 +475,10 @@ def logprobs_batched_tokens(facts: FactSet) -> Computed | None:
     return Computed(
         str(new),
         Text(
-            f"vocabulary {int(vocab):,} ({_src(facts, 'vocab_size')}): each prompt token's logits take {int(vocab):,} x 4 B x 2 = "
+            f"vocabulary {int(vocab):,} ({_src(facts, 'vocab_size')}): each prompt token's logits take {int(vocab):,} x {LOGITS_BYTES_PER_ELEMENT} B = "
             f"{per_token / MIB:.2f} MiB; {LOGITS_BUDGET_GIB:.0f} GiB / {per_token / MIB:.2f} MiB = {int(raw):,} tokens, "
             f"as a power of two {new:,}.",
-            f"词表 {int(vocab):,}（{_src(facts, 'vocab_size')}）：每个 prompt token 的 logits 占 {int(vocab):,} x 4 B x 2 = "
+            f"词表 {int(vocab):,}（{_src(facts, 'vocab_size')}）：每个 prompt token 的 logits 占 {int(vocab):,} x {LOGITS_BYTES_PER_ELEMENT} B = "
             f"{per_token / MIB:.2f} MiB；{LOGITS_BUDGET_GIB:.0f} GiB / {per_token / MIB:.2f} MiB = {int(raw):,} 个 token，取 2 的幂为 {new:,}。",
         ),
         ("vocab_size",),
