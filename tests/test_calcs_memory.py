@@ -69,6 +69,9 @@ def test_util_lower_uses_the_release_default() -> None:
     assert value("gpu_util_lower", facts(gpu_memory_utilization=0.9)) == "0.85"
     assert value("gpu_util_lower", facts(vllm_version="0.20.0")) == "0.87"
     assert value("gpu_util_lower", facts(vllm_version="0.19.0")) == "0.85"
+    # Lowering must lower, even from an already small share.
+    assert value("gpu_util_lower", facts(gpu_memory_utilization=0.4)) == "0.35"
+    assert value("gpu_util_lower", facts(gpu_memory_utilization=0.08)) is None
 
 
 def test_util_for_kv_adds_what_is_missing() -> None:

@@ -239,7 +239,9 @@ def gpu_util_fit_free(facts: FactSet) -> Computed | None:
 )
 def gpu_util_lower(facts: FactSet) -> Computed | None:
     cur, basis = current_util(facts)
-    new = round(max(0.5, cur - 0.05), 2)
+    new = round(cur - 0.05, 2)
+    if new < 0.05:
+        return None
     total = total_gib(facts)
     gib_en = gib_zh = ""
     if total is not None:
