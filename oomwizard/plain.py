@@ -10,7 +10,9 @@ Ctrl+C (or Ctrl+D) at any prompt cancels cleanly with exit code 130.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -25,7 +27,7 @@ from .render.diagnosis import diagnosis_text
 from .render.report import leaf_text
 from .render.safe_text import printable
 from .session import Session
-from .tui.inputs import InputProblem, MachineResult, Sources, default_sources, machine_summary
+from .tui.inputs import InputProblem, MachineResult, Sources, default_sources, machine_summary, suggestion_source
 from .versions import Version
 
 BACK = "__back__"
@@ -65,6 +67,7 @@ class PlainWizard:
         self.prompt_kwargs = dict(prompt_kwargs or {})
         term = os.environ.get("TERM", "")
         self.numbered = numbered if numbered is not None else term in ("", "dumb")
+        self.width = max(40, shutil.get_terminal_size((WIDTH, 24)).columns)
         self.session = Session(kb, FactSet(), lang=self.lang)
         self.diagnosis: Diagnosis | None = None
 
@@ -114,21 +117,32 @@ class PlainWizard:
 
         if self.numbered:
             return self._numbered(message, choices, default, instruction)
-        items = [questionary.Choice(title, value=value) for title, value in choices]
+        if instruction:
+            # The source goes on its own lines: prompt_toolkit cuts long lines at the screen edge.
+            print("\n".join(textwrap.wrap(instruction, self.width - 1)), file=self.out, flush=True)
+        items = [questionary.Choice(_short(title, self.width - 5), value=value) for title, value in choices]
         answer = questionary.select(
             message,
             choices=items,
             default=default,
-            instruction=instruction or None,
+            instruction=" ",
             use_jk_keys=False,
             **self.prompt_kwargs,
         ).unsafe_ask()
         return str(answer)
 
     def _numbered(self, message: str, choices: list[tuple[str, str]], default: str | None, instruction: str) -> str:
+        """Choices as a numbered list and a typed number: nothing but plain lines, for dumb terminals."""
         import questionary
 
-        lines = [message] + [f"  {i}. {title}" for i, (title, _) in enumerate(choices, 1)]
+        lines = [message]
+        width = len(str(len(choices)))
+        for i, (title, _) in enumerate(choices, 1):
+            lines += textwrap.wrap(
+                title, WIDTH - 1, initial_indent=f"  {i:>{width}}. ", subsequent_indent=" " * (width + 4)
+            )
+        if instruction:
+            lines += textwrap.wrap(instruction, WIDTH - 1, initial_indent="  ", subsequent_indent="    ")
         print("\n".join(lines), file=self.out, flush=True)
         values = [v for _, v in choices]
         default_n = str(values.index(default) + 1) if default in values else ""
@@ -136,7 +150,7 @@ class PlainWizard:
         def valid(text: str) -> bool | str:
             return (text.strip().isdigit() and 1 <= int(text) <= len(values)) or f"1-{len(values)}"
 
-        raw = questionary.text(instruction or "#", default=default_n, validate=valid, **self.prompt_kwargs).unsafe_ask()
+        raw = questionary.text(f"1-{len(values)}", default=default_n, validate=valid, **self.prompt_kwargs).unsafe_ask()
         return values[int(str(raw).strip()) - 1]
 
     def _text(self, message: str, default: str, instruction: str, validate: Callable[[str], bool | str]) -> str:
@@ -168,7 +182,9 @@ class PlainWizard:
     def ask(self, step: Ask) -> Ask | Done:
         q = step.question
         sug = step.suggestion
-        source = f"{self.t('tui.q.suggested')}: {_flat(sug.source)}" if sug is not None else ""
+        source = ""
+        if sug is not None:
+            source = f"★ {self.t('tui.q.suggested')} — {suggestion_source(sug, step, self.lang)}"
         if q.kind == "version":
             return self._ask_version(step, sug.answer if sug else "", source)
         choices = []
@@ -179,7 +195,7 @@ class PlainWizard:
             choices.append((self.t("tui.plain.back"), BACK))
         choices.append((self.t("tui.plain.help"), HELP))
         default = sug.answer if sug is not None else q.unknown
-        picked = self._select(q.text(self.lang), choices, default, _short(source, WIDTH - 4))
+        picked = self._select(q.text(self.lang), choices, default, source)
         return self._apply(step, picked)
 
     def _ask_version(self, step: Ask, default: str, source: str) -> Ask | Done:
@@ -194,7 +210,7 @@ class PlainWizard:
 
         instruction = self.t("tui.plain.version_instruction")
         if source:
-            print(f"  {_short(source, WIDTH - 2)}", file=self.out, flush=True)
+            print("\n".join(textwrap.wrap(source, self.width - 1)), file=self.out, flush=True)
         raw = self._text(q.text(self.lang), default, instruction, valid).strip()
         picked = words.get(raw.lower(), raw.removeprefix("v") if raw[:1] in "vV" and raw[1:2].isdigit() else raw)
         return self._apply(step, picked)

@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..engine import Ask, Suggestion
 from ..facts.catalog import CATALOG
 from ..facts.model import Fact, FactSet
 from ..i18n import Text, ui
 from ..logs.model import Diagnosis
+from ..render.safe_text import printable
 from ..versions import Version
 
 GIB = 1024**3
@@ -190,3 +192,18 @@ def machine_summary(result: MachineResult, lang: str) -> str:
     if result.replayed_from:
         parts.append(ui("tui.machine.replayed", lang, file=Path(result.replayed_from).name))
     return " · ".join(parts)
+
+
+def suggestion_source(sug: Suggestion, ask: Ask, lang: str) -> str:
+    """Where a suggestion comes from, in words: the facts it rests on, each with its own source."""
+    parts = []
+    for name in sug.facts:
+        fact = ask.facts.get(name)
+        if fact is None:
+            continue
+        if sug.rule is None:
+            parts.append(fact.source)
+        else:
+            parts.append(f"{fact_title(name, lang)} = {format_value(name, fact.value, lang)}, {fact.source}")
+    text = "; ".join(parts) if parts else sug.source
+    return " ".join(printable(text).split())

@@ -37,9 +37,8 @@ class FactsScreen(WizardScreen, FactsAware):
         Binding("r", "redetect", "tui.machine.redetect"),
     ]
 
-    def __init__(self, machine_view: bool = False) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.machine_view = machine_view
         self._editing: str | None = None
         self._asking_name = False
 

@@ -23,24 +23,9 @@ from ...kb.model import Question
 from ...render.safe_text import printable
 from ...versions import Version
 from ..app import FactsAware
-from ..inputs import fact_title, format_value
+from ..inputs import fact_title, suggestion_source
 from ..widgets.breadcrumbs import Breadcrumbs
 from .base import TitleBar, WizardScreen
-
-
-def suggestion_source(sug: Suggestion, ask: Ask, lang: str) -> str:
-    """Where a suggestion comes from, in words: the facts it rests on, each with its own source."""
-    parts = []
-    for name in sug.facts:
-        fact = ask.facts.get(name)
-        if fact is None:
-            continue
-        if sug.rule is None:
-            parts.append(fact.source)
-        else:
-            parts.append(f"{fact_title(name, lang)} = {format_value(name, fact.value, lang)}, {fact.source}")
-    text = "; ".join(parts) if parts else sug.source
-    return " ".join(printable(text).split())
 
 
 class QuestionScreen(WizardScreen, FactsAware):

@@ -108,7 +108,7 @@ class WelcomeScreen(WizardScreen, FactsAware):
 
             if w.machine.status in ("idle", "failed"):
                 w.start_machine()
-            self.app.push_screen(FactsScreen(machine_view=True))
+            self.app.push_screen(FactsScreen())
         elif action == "questions":
             w.open_questions()
         elif action == "demo":
