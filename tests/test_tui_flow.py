@@ -586,3 +586,16 @@ async def test_demo_end_to_end_with_the_real_reader_and_knowledge_base() -> None
     out, err = io.StringIO(), io.StringIO()
     print_outcome(outcome, "en", out, err, width=80)
     assert f"[{outcome.done.leaf.id}]" in out.getvalue()
+
+
+@run_async
+async def test_a_correction_while_on_the_leaf_redraws_its_commands() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        leaf = await enter_until_leaf(pilot)
+        assert "--max-num-seqs 512" in leaf.query_one("#fix-1", FixCard).copy_text
+        app.override_fact("sampler_dummy_requests", "256")  # as if corrected on the facts screen
+        await settle(pilot)
+        assert "--max-num-seqs 128" in leaf.query_one("#fix-1", FixCard).copy_text
+        assert app.screen is leaf and not leaf._moved

@@ -59,6 +59,8 @@ class LeafScreen(WizardScreen, FactsAware):
         self.done = done
         self._checked: set[str] = set()
         """Ticked checklist items, kept when late facts redraw the screen."""
+        self._moved = False
+        """Facts changed since and the walk no longer ends here."""
 
     # --- layout ------------------------------------------------------------------------------
 
@@ -180,14 +182,26 @@ class LeafScreen(WizardScreen, FactsAware):
     # --- facts arriving late -----------------------------------------------------------------
 
     def facts_changed(self) -> None:
+        """Facts arrived or were corrected: redraw the commands, or warn that the answer moved."""
         if not self.ready:
             return
         step = self.wizard.session.current()
         if isinstance(step, Done) and step.leaf.id == self.done.leaf.id:
-            self.done = step
-            self.refresh(recompose=True)
-        elif self.app.screen is self:
-            self.notify(self.t("tui.leaf.facts_changed"), severity="warning", timeout=8)
+            if step.facts.to_json() != self.done.facts.to_json():
+                self.done = step
+                self.refresh(recompose=True)
+            self._moved = False
+        else:
+            self._moved = True
+            if self.app.screen is self:
+                self._warn_moved()
+
+    def on_screen_resume(self) -> None:
+        if self.ready and self._moved:
+            self._warn_moved()
+
+    def _warn_moved(self) -> None:
+        self.notify(self.t("tui.leaf.facts_changed"), severity="warning", timeout=8)
 
     # --- actions -----------------------------------------------------------------------------
 
