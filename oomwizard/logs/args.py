@@ -223,8 +223,9 @@ def _flag(key: str) -> str:
     return "--" + key.replace("_", "-")
 
 
-def _value_words(key: str, value: Any) -> list[str] | None:
-    """The command-line words for one argument, or None to leave it out."""
+def _value_words(key: str, value: Any, negatable: bool = True) -> list[str] | None:
+    """The command-line words for one argument, or None to leave it out. ``--no-X`` exists only
+    from 0.8.5 on (``BooleanOptionalAction``), so an old ``Namespace`` never produces it."""
     if value is None:
         return None
     flag = _flag(key)
@@ -232,7 +233,8 @@ def _value_words(key: str, value: Any) -> list[str] | None:
         return [flag]
     if value is False:
         # Switches whose name already says "disable"/"no" are off by default: nothing to say.
-        if key.startswith(("disable_", "no_")) or key in ("enforce_eager", "trust_remote_code", "enable_lora"):
+        if (not negatable or key.startswith(("disable_", "no_"))
+                or key in ("enforce_eager", "trust_remote_code", "enable_lora")):
             return None
         return ["--no-" + key.replace("_", "-")]
     if isinstance(value, (dict,)):
@@ -264,7 +266,7 @@ def serve_command(args: dict[str, Any], *, namespace: bool = False, version: str
     else:
         items = [(k, v) for k, v in args.items() if k not in _SKIP]
     for key, value in items:
-        words = _value_words(key, value)
+        words = _value_words(key, value, negatable=not namespace)
         if words:
             argv.extend(words)
     return " ".join(shlex.quote(a) for a in redact_argv(argv))

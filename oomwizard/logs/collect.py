@@ -247,6 +247,9 @@ class Collector:
             m = sig.pattern.search(text)
             if not m:
                 continue
+            if sig.frames is not None and not any(sig.frames.search(fr.path) or sig.frames.search(fr.func)
+                                                  for fr in frames):
+                continue
             groups = {k: v for k, v in m.groupdict().items() if v is not None}
             self._new_failure(lg, m.start(), signature=sig, groups=groups, frames=frames, code=code,
                               exc_type=exc_type, is_oom=sig.oom)

@@ -24,6 +24,7 @@ from .reader import (
     ALL_LINES_LIMIT,
     EXACT_LIMIT,
     GAP,
+    HEAD,
     MAX_LINE,
     InputError,
     ReadStats,
@@ -36,14 +37,15 @@ from .signatures import CONFIDENT, SPARSE_ANCHORS
 
 __all__ = ["InputError", "diagnose_paths", "diagnose_sources", "diagnose_text"]
 
-BINARY_SHARE = 0.3
+BINARY_SHARE = 0.05
+"""Share of control bytes above which an input is called binary (text has none, random data 11%)."""
 MAX_OOM_MESSAGES = 32
 _V1_PATH_RE = re.compile(r"vllm[/\\]v1[/\\]")
 _V1_RUNNER_RE = re.compile(r"v1[/\\]worker[/\\]gpu_model_runner\.py$")
 
 
 def diagnose_paths(paths: Iterable[str], *, exact_limit: int = EXACT_LIMIT,
-                   all_lines_limit: int = ALL_LINES_LIMIT) -> Diagnosis:
+                   all_lines_limit: int = ALL_LINES_LIMIT, head: int = HEAD) -> Diagnosis:
     """Diagnose log files (``-`` is stdin; gzip is recognised by its magic bytes).
 
     The limits choose how much of each input goes through the line reader (see ``reader``);
@@ -51,7 +53,7 @@ def diagnose_paths(paths: Iterable[str], *, exact_limit: int = EXACT_LIMIT,
     """
     paths = list(paths) or ["-"]
     sources = [open_source(p) for p in paths]  # every input is checked before any is read
-    return diagnose_sources(sources, exact_limit=exact_limit, all_lines_limit=all_lines_limit)
+    return diagnose_sources(sources, exact_limit=exact_limit, all_lines_limit=all_lines_limit, head=head)
 
 
 def diagnose_text(text: str, name: str = "pasted") -> Diagnosis:
@@ -60,14 +62,14 @@ def diagnose_text(text: str, name: str = "pasted") -> Diagnosis:
 
 
 def diagnose_sources(sources: list[Source], *, exact_limit: int = EXACT_LIMIT,
-                     all_lines_limit: int = ALL_LINES_LIMIT) -> Diagnosis:
+                     all_lines_limit: int = ALL_LINES_LIMIT, head: int = HEAD) -> Diagnosis:
     col = Collector()
     warnings: list[str] = []
     for src in sources:
         stats = ReadStats(src.name)
         col.file = src.name
         joiner = Joiner()
-        for item in read_lines(src, stats, DENSE_ANCHORS, SPARSE_ANCHORS, exact_limit, all_lines_limit):
+        for item in read_lines(src, stats, DENSE_ANCHORS, SPARSE_ANCHORS, exact_limit, all_lines_limit, head):
             if item is GAP or item == GAP:
                 for lg in joiner.flush():
                     col.feed(lg)
@@ -109,8 +111,7 @@ def _input_warnings(stats: ReadStats) -> list[str]:
     if stats.bytes_read == 0 and not stats.damaged:
         out.append(f"{name} is empty")
     if stats.bytes_read and stats.binary_bytes > BINARY_SHARE * stats.bytes_read:
-        share = 100 * stats.binary_bytes / stats.bytes_read
-        out.append(f"{name} looks like a binary file ({share:.0f}% of it is not text); only its text lines were read")
+        out.append(f"{name} looks like a binary file (it holds control bytes no log has); only its text lines were read")
     if stats.damaged:
         out.append(f"{name}: reading stopped after {stats.bytes_read} bytes ({stats.damaged}); the rest was not read")
     if stats.long_lines:

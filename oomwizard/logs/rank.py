@@ -131,7 +131,8 @@ def _sampler(ctx: Context, flags: set[str], top: float, second: float, how: Text
         why.append((Text("the FlashInfer sampler ran under model runner V2", "在 Model Runner V2 下运行 FlashInfer sampler"),
                     _facts_present(ctx, "model_runner")))
     if why:
-        out = [Candidate("sampler-sort-large-vocab", top if top > PHASE else top + 0.04, w, fs) for w, fs in why]
+        refined = REFINED if top >= MESSAGE else top + 0.04
+        out = [Candidate("sampler-sort-large-vocab", refined, w, fs) for w, fs in why]
         out.append(Candidate("sampler-warmup", second, how))
         return out
     return [Candidate("sampler-warmup", top, how)]
@@ -272,7 +273,7 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
     if sig is not None:
         reason = Text(sig.reason.en.format_map(_Default(f.groups)), sig.reason.zh.format_map(_Default(f.groups)))
         phase = sig.phase or by_frames or f.timeline
-        if sig.id == "custom-allreduce-invalid-argument":
+        if sig.scenario == "custom-allreduce-ipc":
             return _allreduce(ctx, sig.score), phase
         if sig.scenario == "sampler-warmup":
             return _sampler(ctx, flags, sig.score, sig.score - 0.06, reason), phase

@@ -38,8 +38,9 @@ HEAD = 2 << 20
 MAX_LINE = 32 << 10
 """A physical line longer than this keeps only its first and last ``MAX_LINE // 2`` bytes."""
 
-# Bytes that plain text (UTF-8, tabs, ANSI colours) is made of; the rest count as binary.
-_TEXT_BYTES = bytes([9, 10, 12, 13, 27, *range(32, 127), *range(128, 256)])
+# Control bytes never found in text (tabs, newlines, form feeds and ANSI colours are text): a
+# log holds none of them, random or compressed data about one byte in nine.
+_CONTROL_BYTES = bytes([*range(0, 9), 11, *range(14, 27), *range(28, 32), 127])
 
 
 class InputError(Exception):
@@ -241,15 +242,15 @@ def _line_aligned(reader: _Reader, block_size: int = BLOCK) -> Iterator[Block]:
             return
 
 
-_NOT_TEXT = bytes(sorted(set(range(256)) - set(_TEXT_BYTES)))
+_KEEP_CONTROL = bytes(sorted(set(range(256)) - set(_CONTROL_BYTES)))
 
 
 def _binary_count(buf: bytearray, n: int) -> int:
-    """Bytes that are not text. Only computed when the block holds a NUL, which binary data
+    """Control bytes in the block. Only counted when the block holds a NUL, which binary data
     practically always does (``find`` is memchr speed, the count is not)."""
     if buf.find(b"\x00", 0, n) < 0:
         return 0
-    return n - len(bytes(buf[:n]).translate(None, _NOT_TEXT))
+    return len(bytes(buf[:n]).translate(None, _KEEP_CONTROL))
 
 
 def _decode(raw: bytes, stats: ReadStats) -> str | None:

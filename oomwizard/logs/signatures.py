@@ -62,12 +62,17 @@ class Signature:
     """Named group -> fact name (converted to the fact's type by the caller)."""
     oom: bool = False
     """The message reports a GPU out-of-memory error (so phase and context apply)."""
+    frames: re.Pattern[str] | None = None
+    """When set, the message counts only at the end of a traceback with a frame (path or
+    function) matching this: a bare CUDA error says nothing without the code that raised it."""
 
 
 def _sig(id: str, trigger: str | tuple[str, ...], pattern: str, scenario: str, score: float, en: str, zh: str,
-         phase: str | None = None, facts: dict[str, str] | None = None, oom: bool = False) -> Signature:
+         phase: str | None = None, facts: dict[str, str] | None = None, oom: bool = False,
+         frames: str | None = None) -> Signature:
     triggers = (trigger,) if isinstance(trigger, str) else trigger
-    return Signature(id, triggers, re.compile(pattern), scenario, score, Text(en, zh), phase, facts or {}, oom)
+    return Signature(id, triggers, re.compile(pattern), scenario, score, Text(en, zh), phase, facts or {}, oom,
+                     re.compile(frames) if frames else None)
 
 
 SIGNATURES: tuple[Signature, ...] = (
@@ -82,7 +87,7 @@ SIGNATURES: tuple[Signature, ...] = (
     _sig(
         "pooler-warmup-message", "warming up pooler",
         phrase("out of memory occurred when warming up pooler") + r"(?:\s*\([^)]*\))?\s*with\s*(?P<n>\d+)",
-        "sampler-warmup", PHASE,
+        "sampler-warmup", 0.9,
         "vLLM ran out of memory warming up the pooler with {n} dummy requests (same mechanism as the sampler warm-up).",
         "vLLM 用 {n} 个虚拟请求预热 pooler 时显存不足（与 sampler 预热同一机制）。",
         phase="sampler_warmup", facts={"n": "sampler_dummy_requests"}, oom=True,
@@ -94,6 +99,14 @@ SIGNATURES: tuple[Signature, ...] = (
         "custom all-reduce failed with CUDA 'invalid argument' (cudaIpcGetMemHandle on a buffer it cannot share).",
         "custom all-reduce 报 CUDA 'invalid argument'（对无法共享的缓冲区调用 cudaIpcGetMemHandle）。",
         phase="graph_capture",
+    ),
+    _sig(
+        "custom-allreduce-ipc-error", "invalid argument",
+        r"(?:CUDA|Cuda|HIP|hip)\s*error:?\s*'?invalid\s*argument",
+        "custom-allreduce-ipc", MESSAGE - 0.03,
+        "CUDA 'invalid argument' raised while custom all-reduce registered its CUDA graph buffers.",
+        "custom all-reduce 注册 CUDA graph 缓冲区时抛出 CUDA 'invalid argument'。",
+        phase="graph_capture", frames=r"custom_all_reduce|register_graph_buffers|get_graph_buffer_ipc_meta",
     ),
     _sig(
         "workspace-locked", "Workspace is locked",

@@ -1,0 +1,1193 @@
+"""Write the synthetic vLLM logs in this folder (``python tests/logs/make_logs.py``).
+
+Every log is built from the message formats vLLM and PyTorch print (per release, see the
+project's vLLM facts) and dressed in the mess real logs carry: process and rank prefixes,
+interleaved ranks, colour codes in three spellings, container and CI wrappers, JSON records,
+terminal wrapping, blank lines, Markdown quoting, Windows paths, CRLF. Numbers inside one log
+agree with each other. The files are committed; this script documents how they were made.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import textwrap
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SITE = "/usr/local/lib/python3.12/dist-packages"
+E = "\x1b"
+
+Frame = tuple[str, int, str, str]
+
+
+def torch_oom(req: str, gpu: int, total: str, free: str, alloc: str, unalloc: str, *, this: str | None = None,
+              procs: Iterable[tuple[int, str]] = (), pools: str | None = None, plat: str = "CUDA",
+              var: str = "PYTORCH_CUDA_ALLOC_CONF", url: str = "https://pytorch.org/docs/stable/notes/cuda.html#environment-variables",
+              prefix: str = "torch.OutOfMemoryError: ") -> str:
+    parts = [f"{prefix}{plat} out of memory. Tried to allocate {req}. GPU {gpu} has a total capacity of {total} of which {free} is free."]
+    for pid, size in procs:
+        parts.append(f"Process {pid} has {size} memory in use.")
+    if this is not None:
+        parts.append(f"Including non-PyTorch memory, this process has {this} memory in use.")
+    pool = f" with {pools} allocated in private pools (e.g., CUDA Graphs)," if pools else ""
+    parts.append(f"Of the allocated memory {alloc} is allocated by PyTorch,{pool} and {unalloc} is reserved by PyTorch but "
+                 f"unallocated. If reserved but unallocated memory is large try setting {var}=expandable_segments:True to "
+                 f"avoid fragmentation.  See documentation for Memory Management  ({url})")
+    return " ".join(parts)
+
+
+def traceback(frames: list[Frame], exc: str, *, carets: bool = False) -> list[str]:
+    out = ["Traceback (most recent call last):"]
+    for path, line, func, code in frames:
+        out.append(f'  File "{path}", line {line}, in {func}')
+        if code:
+            out.append(f"    {code}")
+            if carets:
+                out.append("    " + "^" * min(len(code), 40))
+    out.append(exc)
+    return out
+
+
+def chained(first: list[str], second: list[str]) -> list[str]:
+    return [*first, "", "The above exception was the direct cause of the following exception:", "", *second]
+
+
+def prefixed(prefix: str, lines: Iterable[str]) -> list[str]:
+    return [f"{prefix}{ln}" for ln in lines]
+
+
+def wrap(lines: Iterable[str], width: int) -> list[str]:
+    """What a terminal of ``width`` columns shows: long lines cut, mid-word, without prefixes."""
+    out: list[str] = []
+    for ln in lines:
+        while len(ln) > width:
+            out.append(ln[:width])
+            ln = ln[width:]
+        out.append(ln)
+    return out
+
+
+def f(mod: str, line: int, func: str, code: str = "", site: str = SITE) -> Frame:
+    return (f"{site}/{mod}", line, func, code)
+
+
+# Common frame stacks (V1 engine core start-up, 0.10-0.11 layout).
+CORE_INIT = [
+    f("vllm/v1/engine/core.py", 699, "run_engine_core", "engine_core = EngineCoreProc(*args, **kwargs)"),
+    f("vllm/v1/engine/core.py", 498, "__init__", "super().__init__(vllm_config, executor_class, log_stats,"),
+    f("vllm/v1/engine/core.py", 92, "__init__", "self._initialize_kv_caches(vllm_config)"),
+]
+DETERMINE = [
+    f("vllm/v1/engine/core.py", 190, "_initialize_kv_caches", "self.model_executor.determine_available_memory())"),
+    f("vllm/v1/executor/abstract.py", 85, "determine_available_memory", 'return self.collective_rpc("determine_available_memory")'),
+    f("vllm/executor/uniproc_executor.py", 83, "collective_rpc", "return [run_method(self.driver_worker, method, args, kwargs)]"),
+    f("vllm/utils/__init__.py", 3122, "run_method", "return func(*args, **kwargs)"),
+    f("torch/utils/_contextlib.py", 120, "decorate_context", "return func(*args, **kwargs)"),
+    f("vllm/v1/worker/gpu_worker.py", 263, "determine_available_memory", "self.model_runner.profile_run()"),
+    f("vllm/v1/worker/gpu_model_runner.py", 3017, "profile_run", "= self._dummy_run(self.max_num_tokens, is_profile=True)"),
+    f("torch/utils/_contextlib.py", 120, "decorate_context", "return func(*args, **kwargs)"),
+    f("vllm/v1/worker/gpu_model_runner.py", 2785, "_dummy_run", "outputs = self.model("),
+]
+WARMUP = [
+    f("vllm/v1/engine/core.py", 207, "_initialize_kv_caches", "self.model_executor.initialize_from_config(kv_cache_configs)"),
+    f("vllm/v1/executor/abstract.py", 75, "initialize_from_config", 'self.collective_rpc("compile_or_warm_up_model")'),
+    f("vllm/executor/uniproc_executor.py", 83, "collective_rpc", "return [run_method(self.driver_worker, method, args, kwargs)]"),
+    f("vllm/utils/__init__.py", 3122, "run_method", "return func(*args, **kwargs)"),
+]
+MODULE = [
+    f("torch/nn/modules/module.py", 1773, "_wrapped_call_impl", "return self._call_impl(*args, **kwargs)"),
+    f("torch/nn/modules/module.py", 1784, "_call_impl", "return forward_call(*args, **kwargs)"),
+]
+
+LOGS: dict[str, Callable[[], list[str]]] = {}
+
+
+def log(name: str) -> Callable[[Callable[[], list[str]]], Callable[[], list[str]]]:
+    def deco(fn: Callable[[], list[str]]) -> Callable[[], list[str]]:
+        LOGS[name] = fn
+        return fn
+
+    return deco
+
+
+# --- sampler-warmup -------------------------------------------------------------------------------
+
+
+@log("sampler_warmup_v082_tp8.log")
+def _() -> list[str]:
+    """vLLM 0.8.2, 8 x 24 GiB, max_num_seqs defaulting to 1024 on every GPU in that release;
+    eight ranks fail together and their lines interleave."""
+    out = [
+        "INFO 03-19 07:25:01 [__init__.py:239] Automatically detected platform cuda.",
+        "INFO 03-19 07:25:03 [api_server.py:981] vLLM API server version 0.8.2",
+        "INFO 03-19 07:25:03 [api_server.py:982] args: Namespace(subparser='serve', model_tag='Qwen/QwQ-32B', "
+        "config='', host=None, port=8000, model='Qwen/QwQ-32B', dtype='auto', max_model_len=32768, "
+        "tensor_parallel_size=8, pipeline_parallel_size=1, gpu_memory_utilization=0.9, swap_space=4, "
+        "cpu_offload_gb=0, max_num_seqs=None, max_num_batched_tokens=None, enforce_eager=False, "
+        "kv_cache_dtype='auto', quantization=None, enable_lora=False, disable_custom_all_reduce=False)",
+        "INFO 03-19 07:25:14 [core.py:53] Initializing a V1 LLM engine (v0.8.2) with config: model='Qwen/QwQ-32B', "
+        "speculative_config=None, tokenizer='Qwen/QwQ-32B', dtype=torch.bfloat16, max_seq_len=32768, "
+        "tensor_parallel_size=8, pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=None, "
+        "enforce_eager=False, kv_cache_dtype=auto, enable_prefix_caching=True, chunked_prefill_enabled=True",
+    ]
+    for r in range(8):
+        out.append(f"(VllmWorker rank={r} pid={2961 + 17 * r}) INFO 03-19 07:26:40 [gpu_model_runner.py:1176] "
+                   "Model loading took 7.6889 GB and 60.112 seconds")
+    out += ["INFO 03-19 07:27:09 [kv_cache_utils.py:537] GPU KV cache size: 265,408 tokens",
+            "INFO 03-19 07:27:09 [kv_cache_utils.py:540] Maximum concurrency for 32,768 tokens per request: 8.10x"]
+    for r in range(8):
+        out.append(f"(VllmWorker rank={r} pid={2961 + 17 * r}) INFO 03-19 07:27:46 [gpu_model_runner.py:1499] "
+                   "Graph capturing finished in 37 secs, took 1.20 GiB")
+    err = "ERROR 03-19 07:27:53 [multiproc_executor.py:375] "
+    tb_inner = traceback(
+        [f("vllm/v1/worker/gpu_model_runner.py", 1292, "_dummy_sampler_run", "sampler_output = self.model.sample("),
+         f("vllm/model_executor/models/qwen2.py", 507, "sample", "next_tokens = self.sampler(logits, sampling_metadata)"),
+         *MODULE,
+         f("vllm/v1/sample/sampler.py", 51, "forward", "logits = logits.to(torch.float32)")],
+        torch_oom("1.74 GiB", 0, "23.57 GiB", "594.88 MiB", "20.21 GiB", "185.98 MiB",
+                  procs=[(133267, "22.97 GiB")], pools="128.00 MiB"))
+    tb_outer = traceback(
+        [f("vllm/v1/executor/multiproc_executor.py", 371, "worker_busy_loop", "output = func(*args, **kwargs)"),
+         f("vllm/v1/worker/gpu_worker.py", 220, "compile_or_warm_up_model", "self.model_runner._dummy_sampler_run("),
+         f("torch/utils/_contextlib.py", 116, "decorate_context", "return func(*args, **kwargs)"),
+         f("vllm/v1/worker/gpu_model_runner.py", 1296, "_dummy_sampler_run", "raise RuntimeError(")],
+        "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try "
+        "lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.")
+    blocks = {r: prefixed(f"(VllmWorker rank={r} pid={2961 + 17 * r}) {err}",
+                          ["WorkerProc hit an exception: %s", *chained(tb_inner, tb_outer)]) for r in (3, 0, 5, 1)}
+    # ranks print at the same time: interleave their lines
+    longest = max(len(b) for b in blocks.values())
+    for i in range(longest):
+        for r in (3, 0, 5, 1):
+            if i < len(blocks[r]):
+                out.append(blocks[r][i])
+    out += ["ERROR 03-19 07:27:54 [core.py:343] EngineCore hit an exception: Traceback (most recent call last):",
+            "RuntimeError: Engine core initialization failed. See root cause above."]
+    return out
+
+
+@log("sampler_warmup_k8s_cri.log")
+def _() -> list[str]:
+    """vLLM 0.11.1 in Kubernetes: every line carries the CRI timestamp/stream/tag; colours raw."""
+    api = f"{E}[1;36m(APIServer pid=1){E}[0;0m "
+    ec = f"{E}[1;36m(EngineCore_DP0 pid=270){E}[0;0m "
+    lines = [
+        f"{api}INFO 11-19 12:10:02 [api_server.py:1896] vLLM API server version 0.11.1",
+        f"{api}INFO 11-19 12:10:02 [utils.py:253] non-default args: {{'model_tag': 'google/gemma-3-27b-it', "
+        "'model': 'google/gemma-3-27b-it', 'max_model_len': 16384, 'gpu_memory_utilization': 0.95, 'max_num_seqs': 256}",
+        f"{ec}INFO 11-19 12:10:21 [core.py:93] Initializing a V1 LLM engine (v0.11.1) with config: "
+        "model='google/gemma-3-27b-it', speculative_config=None, dtype=torch.bfloat16, max_seq_len=16384, "
+        "tensor_parallel_size=1, pipeline_parallel_size=1, data_parallel_size=1, quantization=None, enforce_eager=False",
+        f"{ec}INFO 11-19 12:11:40 [gpu_model_runner.py:2906] Model loading took 51.4611 GiB memory and 71.226 seconds",
+        f"{ec}INFO 11-19 12:12:31 [gpu_worker.py:315] Available KV cache memory: 18.62 GiB",
+        f"{ec}INFO 11-19 12:12:31 [kv_cache_utils.py:1229] GPU KV cache size: 34,816 tokens",
+        f"{ec}INFO 11-19 12:12:58 [gpu_model_runner.py:3749] Graph capturing finished in 26 secs, took 0.84 GiB",
+    ]
+    err = f"{ec}ERROR 11-19 12:13:00 [core.py:842] "
+    tb = chained(
+        traceback([f("vllm/v1/worker/gpu_model_runner.py", 3214, "_dummy_sampler_run", "sampler_output = self.sampler("),
+                   *MODULE, f("vllm/v1/sample/sampler.py", 93, "forward", "logits = self.apply_logits_processors(")],
+                  torch_oom("264.00 MiB", 0, "79.19 GiB", "211.06 MiB", "76.25 GiB", "98.17 MiB",
+                            this="78.97 GiB", pools="862.00 MiB")),
+        traceback([*CORE_INIT, *WARMUP,
+                   f("vllm/v1/worker/gpu_worker.py", 507, "compile_or_warm_up_model",
+                     "self.model_runner._dummy_sampler_run(hidden_states=last_hidden_states)"),
+                   f("vllm/v1/worker/gpu_model_runner.py", 3221, "_dummy_sampler_run", "raise RuntimeError(")],
+                  "RuntimeError: CUDA out of memory occurred when warming up sampler with 256 dummy requests. Please "
+                  "try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine."))
+    lines += prefixed(err, ["EngineCore failed to start.", *tb])
+    out = []
+    for i, ln in enumerate(lines):
+        out.append(f"2025-11-19T20:{10 + i // 40:02d}:{i % 60:02d}.{96670 + i:09d}Z stderr F {ln}")
+    return out
+
+
+@log("pooler_warmup_jsonlines.log")
+def _() -> list[str]:
+    """Docker's json-file driver: each line a JSON record, colour codes escaped inside."""
+    ec = "\u001b[1;36m(EngineCore_DP0 pid=118)\u001b[0;0m "
+    msgs = [
+        "INFO 09-30 08:00:01 [__init__.py:216] Automatically detected platform cuda.",
+        f"{ec}INFO 09-30 08:00:09 [core.py:77] Initializing a V1 LLM engine (v0.10.2) with config: "
+        "model='BAAI/bge-m3', speculative_config=None, dtype=torch.float16, max_seq_len=8192, tensor_parallel_size=1, "
+        "pipeline_parallel_size=1, quantization=None, enforce_eager=False, pooler_config=PoolerConfig(pooling_type='CLS')",
+        f"{ec}INFO 09-30 08:00:21 [gpu_model_runner.py:2338] Model loading took 1.0646 GiB and 3.112 seconds",
+        f"{ec}INFO 09-30 08:00:26 [gpu_worker.py:298] Available KV cache memory: 19.75 GiB",
+        f"{ec}INFO 09-30 08:00:39 [gpu_model_runner.py:3118] Graph capturing finished in 12 secs, took 0.31 GiB",
+    ]
+    err = f"{ec}ERROR 09-30 08:00:41 [core.py:718] "
+    tb = traceback([*CORE_INIT, *WARMUP,
+                    f("vllm/v1/worker/gpu_worker.py", 412, "compile_or_warm_up_model",
+                      "self.model_runner._dummy_pooler_run(hidden_states)"),
+                    f("vllm/v1/worker/gpu_model_runner.py", 3001, "_dummy_pooler_run", "raise RuntimeError(")],
+                   "RuntimeError: CUDA out of memory occurred when warming up pooler (task='embed') with 1024 dummy "
+                   "requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.")
+    msgs += [f"{err}{ln}" for ln in ["EngineCore failed to start.", *tb]]
+    return [json.dumps({"log": m + "\n", "stream": "stderr", "time": f"2025-09-30T08:00:{i:02d}.1234Z"}) for i, m in enumerate(msgs)]
+
+
+# --- sampler-sort-large-vocab -------------------------------------------------------------------------
+
+
+@log("sampler_sort_deepseek_v32_wrapped.log")
+def _() -> list[str]:
+    """DeepSeek-V3.2 on a nightly build with DeepGEMM; the operator copied a 120-column terminal."""
+    w = "(Worker_TP2 pid=851) "
+    lines = [
+        "(APIServer pid=1) INFO 12-14 10:02:11 [api_server.py:1839] vLLM API server version 0.11.1rc2.dev142+g5a1f3e2d8",
+        "(APIServer pid=1) INFO 12-14 10:02:11 [utils.py:233] non-default args: {'model_tag': "
+        "'deepseek-ai/DeepSeek-V3.2-Exp', 'model': 'deepseek-ai/DeepSeek-V3.2-Exp', 'tensor_parallel_size': 8, "
+        "'gpu_memory_utilization': 0.9, 'max_model_len': 65536}",
+        "(APIServer pid=1) INFO 12-14 10:02:20 [model.py:547] Resolved architecture: DeepseekV32ForCausalLM",
+        "(EngineCore_DP0 pid=305) INFO 12-14 10:02:31 [core.py:77] Initializing a V1 LLM engine (v0.11.1rc2.dev142+g5a1f3e2d8) "
+        "with config: model='deepseek-ai/DeepSeek-V3.2-Exp', dtype=torch.bfloat16, max_seq_len=65536, tensor_parallel_size=8, "
+        "quantization=fp8, enforce_eager=False, kv_cache_dtype=fp8_ds_mla",
+        f"{w}INFO 12-14 10:03:02 [fp8.py:551] Using DeepGemm kernels for Fp8MoEMethod.",
+        f"{w}INFO 12-14 10:09:44 [gpu_model_runner.py:2653] Model loading took 81.3310 GiB and 390.1 seconds",
+        f"{w}INFO 12-14 10:12:19 [gpu_worker.py:298] Available KV cache memory: 39.07 GiB",
+        f"{w}INFO 12-14 10:13:41 [gpu_model_runner.py:3480] Graph capturing finished in 71 secs, took 2.95 GiB",
+    ]
+    err = f"{w}ERROR 12-14 10:13:45 [multiproc_executor.py:671] "
+    inner = traceback(
+        [f("vllm/v1/worker/gpu_model_runner.py", 3226, "_dummy_sampler_run", "sampler_output = self.sampler(logits=logits,"),
+         *MODULE,
+         f("vllm/v1/sample/sampler.py", 95, "forward", "sampled, processed_logprobs = self.sample(logits, sampling_metadata)"),
+         f("vllm/v1/sample/sampler.py", 165, "sample", "random_sampled, processed_logprobs = self.topk_topp_sampler("),
+         *MODULE,
+         f("vllm/v1/sample/ops/topk_topp_sampler.py", 102, "forward_native", "logits = self.apply_top_k_top_p(logits, k, p)"),
+         f("vllm/v1/sample/ops/topk_topp_sampler.py", 198, "apply_top_k_top_p", "logits_sort, logits_idx = logits.sort(dim=-1, descending=False)")],
+        torch_oom("1002.00 MiB", 2, "139.80 GiB", "637.25 MiB", "131.88 GiB", "412.07 MiB", this="139.17 GiB",
+                  pools="2.95 GiB"))
+    outer = traceback([f("vllm/v1/worker/gpu_worker.py", 389, "compile_or_warm_up_model", "self.model_runner._dummy_sampler_run("),
+                       f("vllm/v1/worker/gpu_model_runner.py", 3231, "_dummy_sampler_run", "raise RuntimeError(")],
+                      "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try "
+                      "lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.")
+    lines += prefixed(err, ["WorkerProc hit an exception.", *chained(inner, outer)])
+    return wrap(lines, 120)
+
+
+@log("sampler_sort_mrv2_flashinfer.log")
+def _() -> list[str]:
+    """Model runner V2 (0.22.0) prints no sampler wrapper message: a bare OOM under its sampler,
+    inside FlashInfer's top-k/top-p."""
+    ec = "(EngineCore_DP0 pid=77) "
+    lines = [
+        "INFO 06-18 14:00:02 [__init__.py:216] Automatically detected platform cuda.",
+        "(APIServer pid=1) INFO 06-18 14:00:05 [api_server.py:1952] vLLM API server version 0.22.0",
+        "(APIServer pid=1) INFO 06-18 14:00:14 [model.py:560] Resolved architecture: Qwen3ForCausalLM",
+        f"{ec}INFO 06-18 14:00:25 [core.py:99] Initializing a V1 LLM engine (v0.22.0) with config: model='Qwen/Qwen3-32B', "
+        "dtype=torch.bfloat16, max_seq_len=40960, tensor_parallel_size=1, quantization=None, enforce_eager=False",
+        f"{ec}INFO 06-18 14:00:26 [gpu_worker.py:190] Using V2 Model Runner",
+        f"{ec}INFO 06-18 14:01:21 [model_runner.py:412] Model loading took 61.03 GiB and 51.7 seconds",
+        f"{ec}INFO 06-18 14:02:05 [gpu_worker.py:331] Available KV cache memory: 59.88 GiB",
+        f"{ec}INFO 06-18 14:02:37 [model_runner.py:951] Graph capturing finished in 29 secs, took 1.42 GiB",
+    ]
+    tb = traceback(
+        [*CORE_INIT, *WARMUP,
+         f("vllm/v1/worker/gpu_worker.py", 455, "compile_or_warm_up_model", "self.model_runner.warmup_sampler()"),
+         f("vllm/v1/worker/gpu/model_runner.py", 1107, "warmup_sampler", "self.sampler(logits, self.dummy_sampling_metadata)"),
+         *MODULE,
+         f("vllm/v1/worker/gpu/sample/sampler.py", 88, "forward", "sampled = flashinfer_sample(logits, k, p, generators)"),
+         f("vllm/v1/sample/ops/topk_topp_sampler.py", 301, "flashinfer_sample",
+           "next_token_ids = flashinfer.sampling.top_k_top_p_sampling_from_logits("),
+         f("flashinfer/sampling.py", 934, "top_k_top_p_sampling_from_logits", "probs = torch.softmax(masked_logits, dim=-1)")],
+        torch_oom("4.00 GiB", 0, "139.80 GiB", "1.12 GiB", "134.30 GiB", "708.00 MiB", this="138.67 GiB", pools="1.42 GiB",
+                  url="https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf"),
+        carets=True)
+    return lines + prefixed(f"{ec}ERROR 06-18 14:02:39 [core.py:1012] ", ["EngineCore failed to start.", *tb])
+
+
+# --- profile-run-oom ----------------------------------------------------------------------------------
+
+
+@log("profile_run_v1_0101.log")
+def _() -> list[str]:
+    """0.10.1 (process prefix ``EngineCore_0``), one L40S, max_num_batched_tokens raised to 32768."""
+    ec = "(EngineCore_0 pid=4121) "
+    lines = [
+        "INFO 08-22 16:40:00 [__init__.py:241] Automatically detected platform cuda.",
+        "(APIServer pid=4003) INFO 08-22 16:40:04 [api_server.py:1805] vLLM API server version 0.10.1",
+        "(APIServer pid=4003) INFO 08-22 16:40:04 [utils.py:326] non-default args: {'model_tag': 'mistralai/Mistral-Small-24B-Instruct-2501', "
+        "'model': 'mistralai/Mistral-Small-24B-Instruct-2501', 'max_num_batched_tokens': 32768, 'gpu_memory_utilization': 0.95}",
+        f"{ec}INFO 08-22 16:40:13 [core.py:75] Initializing a V1 LLM engine (v0.10.1) with config: "
+        "model='mistralai/Mistral-Small-24B-Instruct-2501', dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1, "
+        "quantization=None, enforce_eager=False, kv_cache_dtype=auto",
+        f"{ec}INFO 08-22 16:40:15 [gpu_model_runner.py:1913] Starting to load model mistralai/Mistral-Small-24B-Instruct-2501...",
+        f"{ec}INFO 08-22 16:41:02 [gpu_model_runner.py:1962] Model loading took 43.9203 GiB and 46.3 seconds",
+    ]
+    tb = traceback([*CORE_INIT, *DETERMINE, *MODULE,
+                    f("vllm/model_executor/models/llama.py", 584, "forward", "model_output = self.model(input_ids, positions,"),
+                    f("vllm/model_executor/layers/activation.py", 84, "forward_native", "return F.silu(x[..., :d]) * x[..., d:]")],
+                   torch_oom("2.50 GiB", 0, "44.39 GiB", "284.12 MiB", "43.54 GiB", "81.10 MiB", this="44.10 GiB"))
+    return lines + prefixed(f"{ec}ERROR 08-22 16:41:09 [core.py:700] ", ["EngineCore failed to start.", *tb])
+
+
+@log("profile_run_v0_066_journald.log")
+def _() -> list[str]:
+    """vLLM 0.6.6 (V0, logger prefix without brackets) running as a systemd unit."""
+    host = "gpu-node-07 vllm-serve[31544]: "
+    lines = [
+        "INFO 12-27 09:14:02 api_server.py:651] vLLM API server version 0.6.6",
+        "INFO 12-27 09:14:02 api_server.py:652] args: Namespace(subparser='serve', model_tag='meta-llama/Llama-3.1-8B-Instruct', "
+        "host=None, port=8000, model='meta-llama/Llama-3.1-8B-Instruct', dtype='auto', max_model_len=131072, "
+        "tensor_parallel_size=1, gpu_memory_utilization=0.9, max_num_seqs=256, max_num_batched_tokens=131072, "
+        "enable_chunked_prefill=False, enforce_eager=False, swap_space=4)",
+        "INFO 12-27 09:14:09 llm_engine.py:234] Initializing an LLM engine (v0.6.6) with config: "
+        "model='meta-llama/Llama-3.1-8B-Instruct', dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=1, "
+        "pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto",
+        "INFO 12-27 09:14:29 model_runner.py:1099] Loading model weights took 14.9888 GB",
+    ]
+    tb = traceback(
+        [f("vllm/engine/multiprocessing/engine.py", 366, "run_mp_engine", "engine = MQLLMEngine.from_engine_args(engine_args=engine_args,"),
+         f("vllm/engine/llm_engine.py", 291, "__init__", "self._initialize_kv_caches()"),
+         f("vllm/engine/llm_engine.py", 430, "_initialize_kv_caches", "self.model_executor.determine_num_available_blocks())"),
+         f("vllm/executor/gpu_executor.py", 68, "determine_num_available_blocks", "return self.driver_worker.determine_num_available_blocks()"),
+         f("vllm/worker/worker.py", 202, "determine_num_available_blocks", "self.model_runner.profile_run()"),
+         f("vllm/worker/model_runner.py", 1331, "profile_run", "self.execute_model(model_input, kv_caches, intermediate_tensors)"),
+         f("vllm/worker/model_runner.py", 1719, "execute_model", "hidden_or_intermediate_states = model_executable("),
+         f("vllm/model_executor/layers/logits_processor.py", 82, "_get_logits", "logits = lm_head.linear_method.apply(lm_head,")],
+        torch_oom("15.66 GiB", 0, "79.15 GiB", "12.88 GiB", "64.88 GiB", "1.05 MiB", this="66.26 GiB",
+                  prefix="torch.OutOfMemoryError: "))
+    lines += prefixed("ERROR 12-27 09:14:41 engine.py:366] ", tb)
+    out = []
+    for i, ln in enumerate(lines):
+        out.append(f"Dec 27 09:14:{i % 60:02d} {host}{ln}")
+    return out
+
+
+# --- cudagraph-capture --------------------------------------------------------------------------------
+
+
+@log("cudagraph_capture_ray_092.log")
+def _() -> list[str]:
+    """0.9.2 with Ray workers: colour codes half stripped, progress bars, repeated-line markers,
+    and the raw CUDA error from the capture stream."""
+    ray = "[36m(RayWorkerWrapper pid=10858, ip=10.18.66.58)[0m "
+    lines = [
+        "INFO 07-14 11:00:02 [api_server.py:1395] vLLM API server version 0.9.2",
+        "INFO 07-14 11:00:02 [cli_args.py:325] non-default args: {'model': 'Qwen/Qwen2.5-72B-Instruct', "
+        "'tensor_parallel_size': 4, 'pipeline_parallel_size': 2, 'gpu_memory_utilization': 0.98, "
+        "'distributed_executor_backend': 'ray'}",
+        "INFO 07-14 11:00:21 [core.py:69] Initializing a V1 LLM engine (v0.9.2) with config: model='Qwen/Qwen2.5-72B-Instruct', "
+        "dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=4, pipeline_parallel_size=2, quantization=None, "
+        "enforce_eager=False",
+        f"{ray}INFO 07-14 11:02:40 [gpu_model_runner.py:1770] Model loading took 17.0145 GiB and 126.1 seconds [repeated 7x across cluster]",
+        f"{ray}INFO 07-14 11:03:27 [gpu_worker.py:232] Available KV cache memory: 20.12 GiB [repeated 7x across cluster]",
+        "INFO 07-14 11:03:29 [kv_cache_utils.py:716] GPU KV cache size: 329,632 tokens",
+        "Capturing CUDA graph shapes:   0%|          | 0/67 [00:00<?, ?it/s]\rCapturing CUDA graph shapes:  31%|███       | 21/67 [00:09<00:20,  2.21it/s]",
+    ]
+    frames = [f("vllm/v1/worker/gpu_worker.py", 286, "compile_or_warm_up_model", "self.model_runner.capture_model()"),
+              f("vllm/v1/worker/gpu_model_runner.py", 2287, "capture_model", "self._dummy_run(num_tokens, capture_attn_cudagraph=full_cg)"),
+              f("torch/utils/_contextlib.py", 116, "decorate_context", "return func(*args, **kwargs)"),
+              f("vllm/v1/worker/gpu_model_runner.py", 2001, "_dummy_run", "outputs = model("),
+              f("vllm/compilation/cuda_piecewise_backend.py", 195, "__call__", "with torch.cuda.graph(cudagraph, pool=self.graph_pool):"),
+              f("torch/cuda/graphs.py", 186, "__exit__", "self.cuda_graph.capture_end()"),
+              f("torch/cuda/graphs.py", 84, "capture_end", "super().capture_end()")]
+    err = f"{ray}ERROR 07-14 11:03:41 [worker_base.py:620] "
+    tb = traceback(frames, "RuntimeError: CUDA error: out of memory")
+    lines += prefixed(err, ["Error executing method 'compile_or_warm_up_model'. This might cause deadlock in distributed execution.", *tb,
+                            "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.",
+                            "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"])
+    return lines
+
+
+@log("cudagraph_capture_v0_073_blank_lines.log")
+def _() -> list[str]:
+    """V0 (VLLM_USE_V1=0) on 0.7.3, pasted from a chat with a blank line after every line."""
+    lines = [
+        "INFO 02-21 15:03:11 __init__.py:207] Automatically detected platform cuda.",
+        "INFO 02-21 15:03:13 api_server.py:912] vLLM API server version 0.7.3",
+        "INFO 02-21 15:03:25 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.3) with config: model='google/gemma-2-9b-it', "
+        "dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, quantization=None, enforce_eager=False",
+        "INFO 02-21 15:03:40 model_runner.py:1115] Loading model weights took 17.3671 GB",
+        "INFO 02-21 15:03:44 worker.py:267] Memory profiling takes 3.12 seconds",
+        "INFO 02-21 15:03:44 worker.py:267] the current vLLM instance can use total_gpu_memory (21.96GiB) x gpu_memory_utilization (0.95) = 20.86GiB",
+        "INFO 02-21 15:03:44 worker.py:267] model weights take 17.37GiB; non_torch_memory takes 0.08GiB; PyTorch activation peak memory takes 1.15GiB; the rest of the memory reserved for KV Cache is 2.26GiB.",
+        "INFO 02-21 15:03:44 executor_base.py:111] # cuda blocks: 1234, # CPU blocks: 2184",
+        "INFO 02-21 15:03:46 model_runner.py:1434] Capturing cudagraphs for decoding. This may lead to unexpected consequences "
+        "if the model is not static. To run the model in eager mode, set 'enforce_eager=True' or use '--enforce-eager' in the CLI. "
+        "If out-of-memory error occurs during cudagraph capture, consider decreasing `gpu_memory_utilization` or switching to "
+        "eager mode. You can also reduce the `max_num_seqs` as needed to decrease memory usage.",
+    ]
+    tb = traceback(
+        [f("vllm/engine/llm_engine.py", 276, "__init__", "self._initialize_kv_caches()"),
+         f("vllm/engine/llm_engine.py", 434, "_initialize_kv_caches", "self.model_executor.initialize_cache(num_gpu_blocks, num_cpu_blocks)"),
+         f("vllm/worker/worker.py", 308, "initialize_cache", "self._warm_up_model()"),
+         f("vllm/worker/worker.py", 338, "_warm_up_model", "self.model_runner.capture_model(self.gpu_cache)"),
+         f("vllm/worker/model_runner.py", 1506, "capture_model", "graph_runner.capture(**capture_inputs)"),
+         f("vllm/worker/model_runner.py", 1874, "capture", "output_hidden_or_intermediate_states = self.model("),
+         f("vllm/model_executor/models/gemma2.py", 148, "forward", "attn_output = self.attn(q, k, v)")],
+        torch_oom("128.00 MiB", 0, "21.96 GiB", "43.06 MiB", "21.28 GiB", "87.95 MiB", this="21.90 GiB",
+                  pools="1.31 GiB", prefix="torch.OutOfMemoryError: "))
+    lines += prefixed("ERROR 02-21 15:04:02 engine.py:400] ", tb)
+    out: list[str] = []
+    for ln in lines:
+        out += [ln, ""]
+    return out
+
+
+# --- mrv2-cudagraph-profile-zero -------------------------------------------------------------------------
+
+
+@log("mrv2_capture_0251_tp8.log")
+def _() -> list[str]:
+    """0.25.1: model runner V2 by default for a dense model; graph memory never reserved."""
+    lines = [
+        "(APIServer pid=1) INFO 07-09 02:11:00 [api_server.py:2044] vLLM API server version 0.25.1",
+        "(APIServer pid=1) INFO 07-09 02:11:00 [utils.py:241] non-default args: {'model_tag': 'meta-llama/Llama-3.1-70B-Instruct', "
+        "'model': 'meta-llama/Llama-3.1-70B-Instruct', 'quantization': 'fp8', 'tensor_parallel_size': 8, "
+        "'gpu_memory_utilization': 0.92}",
+        "(APIServer pid=1) INFO 07-09 02:11:09 [model.py:571] Resolved architecture: LlamaForCausalLM",
+        "(EngineCore pid=391) INFO 07-09 02:11:22 [core.py:101] Initializing a V1 LLM engine (v0.25.1) with config: "
+        "model='meta-llama/Llama-3.1-70B-Instruct', dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=8, "
+        "quantization=fp8, enforce_eager=False",
+    ]
+    for r in range(8):
+        lines.append(f"(Worker_TP{r} pid={420 + r}) INFO 07-09 02:11:30 [gpu_worker.py:207] Using V2 Model Runner")
+    lines += [f"(Worker_TP{r} pid={420 + r}) INFO 07-09 02:12:50 [model_runner.py:433] Model loading took 8.6120 GiB and 71.0 seconds"
+              for r in range(8)]
+    lines += [f"(Worker_TP{r} pid={420 + r}) INFO 07-09 02:13:31 [gpu_worker.py:353] Available KV cache memory: 119.32 GiB"
+              for r in range(8)]
+    lines.append("(EngineCore pid=391) INFO 07-09 02:13:33 [kv_cache_utils.py:1301] GPU KV cache size: 3,127,264 tokens, "
+                 "Maximum concurrency for 131,072 tokens per request: 23.86x")
+    frames = [f("vllm/v1/worker/gpu_worker.py", 612, "compile_or_warm_up_model", "cuda_graph_memory_bytes = self.model_runner.capture_model()"),
+              f("vllm/v1/worker/gpu/model_runner.py", 871, "capture_model", "self.cudagraph_manager.capture(self._run_dummy)"),
+              f("vllm/v1/worker/gpu/cudagraph_utils.py", 208, "capture", "self._capture_graph(batch_size, mode)"),
+              f("vllm/v1/worker/gpu/cudagraph_utils.py", 251, "_capture_graph", "out = fn(batch_size)")]
+    err = "(Worker_TP5 pid=425) ERROR 07-09 02:13:58 [multiproc_executor.py:812] "
+    tb = traceback(frames, torch_oom("1.88 GiB", 5, "139.80 GiB", "1.05 GiB", "133.41 GiB", "1.51 GiB", this="138.74 GiB",
+                                     pools="3.87 GiB", url="https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf"))
+    return lines + prefixed(err, ["WorkerProc hit an exception.", *tb])
+
+
+@log("mrv2_capture_0210_markdown.log")
+def _() -> list[str]:
+    """An issue body: Markdown quote and code fence around a 0.21.0 log; the run opted into V2."""
+    lines = [
+        "$ VLLM_USE_V2_MODEL_RUNNER=1 vllm serve Qwen/Qwen3-14B --max-model-len 32768 --gpu-memory-utilization 0.93",
+        "INFO 05-20 10:00:01 [__init__.py:216] Automatically detected platform cuda.",
+        "(APIServer pid=2210) INFO 05-20 10:00:04 [api_server.py:1921] vLLM API server version 0.21.0",
+        "(EngineCore pid=2301) INFO 05-20 10:00:15 [core.py:99] Initializing a V1 LLM engine (v0.21.0) with config: "
+        "model='Qwen/Qwen3-14B', dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1, quantization=None, "
+        "enforce_eager=False",
+        "(EngineCore pid=2301) INFO 05-20 10:00:16 [gpu_worker.py:188] Using V2 Model Runner",
+        "(EngineCore pid=2301) INFO 05-20 10:00:48 [model_runner.py:420] Model loading took 27.5520 GiB and 30.2 seconds",
+        "(EngineCore pid=2301) INFO 05-20 10:01:20 [gpu_worker.py:342] Available KV cache memory: 34.81 GiB",
+        "Capturing CUDA graphs (FULL_AND_PIECEWISE):  62%|██████▏   | 42/67 [00:08<00:04,  5.02it/s]",
+    ]
+    tb = traceback([*CORE_INIT, *WARMUP,
+                    f("vllm/v1/worker/gpu_worker.py", 598, "compile_or_warm_up_model", "self.model_runner.capture_model()"),
+                    f("vllm/v1/worker/gpu/model_runner.py", 844, "capture_model", "capture_graphs(self.cudagraph_manager, ...)"),
+                    f("vllm/v1/worker/gpu/cudagraph_utils.py", 190, "capture_graphs", "graph.replay()")],
+                   torch_oom("512.00 MiB", 0, "79.19 GiB", "301.06 MiB", "76.83 GiB", "254.00 MiB", this="78.89 GiB",
+                             pools="1.07 GiB", url="https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf"))
+    lines += prefixed("(EngineCore pid=2301) ERROR 05-20 10:01:31 [core.py:1151] ", ["EngineCore failed to start.", *tb])
+    return ["### What happened", "", "Startup dies while capturing graphs:", "", "> ```text",
+            *[f"> {ln}" for ln in lines], "> ```", "", "Any idea?"]
+
+
+# --- expandable-segments-custom-allreduce ---------------------------------------------------------------
+
+
+@log("allreduce_expandable_0240_sm120.log")
+def _() -> list[str]:
+    """0.24.0, two RTX PRO 6000 Blackwell, expandable segments set on the command line."""
+    lines = [
+        "+ export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+        "+ vllm serve Qwen/Qwen3.6-27B-FP8 --tensor-parallel-size 2 --max-model-len 65536 --gpu-memory-utilization 0.9",
+        "(APIServer pid=9101) INFO 06-30 09:00:03 [api_server.py:2011] vLLM API server version 0.24.0",
+        "(EngineCore pid=9188) INFO 06-30 09:00:15 [core.py:101] Initializing a V1 LLM engine (v0.24.0) with config: "
+        "model='Qwen/Qwen3.6-27B-FP8', dtype=torch.bfloat16, max_seq_len=65536, tensor_parallel_size=2, "
+        "disable_custom_all_reduce=False, quantization=fp8, enforce_eager=False",
+        "(Worker_TP0 pid=9240) INFO 06-30 09:00:40 [custom_all_reduce.py:181] Registering 4902 cuda graph addresses",
+        "Capturing CUDA graphs (FULL_AND_PIECEWISE): 100%|██████████| 67/67 [00:11<00:00,  5.88it/s]",
+    ]
+    lines += ["(Worker_TP1 pid=9241) Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'",
+              "(Worker_TP0 pid=9240) Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'",
+              "(EngineCore pid=9188) ERROR 06-30 09:00:52 [multiproc_executor.py:154] Worker proc Worker_TP1 died unexpectedly, shutting down executor.",
+              "(APIServer pid=9101) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {'EngineCore': 1}"]
+    return lines
+
+
+@log("allreduce_expandable_ray_collect_env.log")
+def _() -> list[str]:
+    """An issue paste: collect_env first (its environment section names the allocator setting),
+    then a 0.13.0 Ray log whose colour codes were pasted as the literal text ESC[…m."""
+    env = [
+        "Collecting environment information...",
+        "==============================",
+        "        System Info",
+        "==============================",
+        "OS                           : Ubuntu 22.04.5 LTS (x86_64)",
+        "PyTorch version              : 2.9.0+cu128",
+        "vLLM Version                 : 0.13.0",
+        "GPU models and configuration :",
+        "GPU 0: NVIDIA A100-SXM4-80GB",
+        "GPU 1: NVIDIA A100-SXM4-80GB",
+        "GPU 2: NVIDIA A100-SXM4-80GB",
+        "GPU 3: NVIDIA A100-SXM4-80GB",
+        "==============================",
+        "     Environment Variables",
+        "==============================",
+        "NCCL_CUMEM_ENABLE=0",
+        "PYTORCH_ALLOC_CONF=expandable_segments:True",
+        "TORCHINDUCTOR_COMPILE_THREADS=1",
+        "",
+    ]
+    ray = "ESC[36m(RayWorkerWrapper pid=22817, ip=10.0.3.14)ESC[0m "
+    log_lines = [
+        "INFO 12-19 08:11:02 [api_server.py:1862] vLLM API server version 0.13.0",
+        "INFO 12-19 08:11:20 [core.py:93] Initializing a V1 LLM engine (v0.13.0) with config: model='meta-llama/Llama-3.3-70B-Instruct', "
+        "dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=4, pipeline_parallel_size=1, quantization=None, enforce_eager=False",
+        "Capturing CUDA graphs (decode, FULL):  12%|█▏        | 8/67 [00:01<00:09,  6.20it/s]",
+        f"{ray}ERROR 12-19 08:13:12 [worker_base.py:620] Error executing method 'compile_or_warm_up_model'.",
+    ]
+    tb = traceback(
+        [f("vllm/v1/worker/gpu_worker.py", 520, "compile_or_warm_up_model", "self.model_runner.capture_model()"),
+         f("vllm/v1/worker/gpu_model_runner.py", 3802, "capture_model", "with graph_capture(device=self.device):"),
+         f("vllm/distributed/parallel_state.py", 1101, "graph_capture", "with get_tp_group().graph_capture(context), get_pp_group().graph_capture("),
+         f("vllm/distributed/device_communicators/custom_all_reduce.py", 222, "capture", "self.register_graph_buffers()"),
+         f("vllm/distributed/device_communicators/custom_all_reduce.py", 239, "register_graph_buffers", "handle, offset = ops.get_graph_buffer_ipc_meta(self._ptr)")],
+        "RuntimeError: CUDA error: invalid argument")
+    return env + log_lines + prefixed(f"{ray}ERROR 12-19 08:13:12 [worker_base.py:620] ", tb)
+
+
+# --- custom-allreduce-ipc ------------------------------------------------------------------------------
+
+
+@log("allreduce_ipc_compose_072.log")
+def _() -> list[str]:
+    """0.7.2 under docker compose (``vllm-1  | `` in front of every line), no allocator setting."""
+    lines = [
+        "INFO 02-08 10:01:02 api_server.py:838] vLLM API server version 0.7.2",
+        "INFO 02-08 10:01:02 api_server.py:839] args: Namespace(model='/models/DeepSeek-R1-Distill-Llama-70B', "
+        "tensor_parallel_size=8, gpu_memory_utilization=0.9, max_model_len=32768, disable_custom_all_reduce=False, enforce_eager=False)",
+        "INFO 02-08 10:01:13 llm_engine.py:234] Initializing an LLM engine (v0.7.2) with config: "
+        "model='/models/DeepSeek-R1-Distill-Llama-70B', dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=8, "
+        "quantization=None, enforce_eager=False",
+        "INFO 02-08 10:02:41 model_runner.py:1115] Loading model weights took 16.4329 GB",
+        "INFO 02-08 10:03:10 model_runner.py:1434] Capturing cudagraphs for decoding.",
+        "Capturing CUDA graph shapes: 100%|██████████| 35/35 [01:17<00:00,  2.20s/it]",
+        "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'invalid argument'",
+        "(VllmWorkerProcess pid=512) Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'invalid argument'",
+        "ERROR 02-08 10:04:28 multiproc_worker_utils.py:124] Worker VllmWorkerProcess pid 512 died, exit code: 1",
+    ]
+    return [f"vllm-1  | {ln}" for ln in lines]
+
+
+@log("allreduce_ipc_crlf_caret.log")
+def _() -> list[str]:
+    """0.10.0 in a Windows terminal capture: CRLF, colour codes as ^[[…m, allocator set without
+    expandable segments."""
+    p = "^[[36m(VllmWorker rank=1 pid=3321)^[[0m "
+    lines = [
+        "PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512",
+        "INFO 07-25 13:00:05 [api_server.py:1755] vLLM API server version 0.10.0",
+        "INFO 07-25 13:00:22 [core.py:69] Initializing a V1 LLM engine (v0.10.0) with config: model='microsoft/phi-4', "
+        "dtype=torch.bfloat16, max_seq_len=16384, tensor_parallel_size=2, quantization=None, enforce_eager=False",
+        f"{p}INFO 07-25 13:01:01 [gpu_model_runner.py:1892] Model loading took 13.7111 GiB and 24.5 seconds",
+        f"{p}Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'",
+        "ERROR 07-25 13:01:40 [multiproc_executor.py:140] Worker proc VllmWorker-1 died unexpectedly, shutting down executor.",
+    ]
+    return lines
+
+
+# --- workspace-locked -----------------------------------------------------------------------------------
+
+
+@log("workspace_locked_windows_0210.log")
+def _() -> list[str]:
+    """0.21.0 on Windows: site-packages under C:\\Users, TurboQuant KV cache with MTP."""
+    site = "C:\\Users\\Administrator\\AppData\\Local\\Programs\\Python\\Python312\\Lib\\site-packages"
+    ec = "(EngineCore pid=7972) "
+    lines = [
+        "(APIServer pid=15924) INFO 05-16 11:02:00 [api_server.py:1921] vLLM API server version 0.21.0",
+        "(APIServer pid=15924) INFO 05-16 11:02:00 [utils.py:241] non-default args: {'model_tag': 'Qwen/Qwen3.6-27B', "
+        "'model': 'Qwen/Qwen3.6-27B', 'kv_cache_dtype': 'turboquant_k8v4', 'speculative_config': {'method': 'mtp', "
+        "'num_speculative_tokens': 2}, 'max_num_seqs': 1}",
+        f"{ec}INFO 05-16 11:02:31 [core.py:99] Initializing a V1 LLM engine (v0.21.0) with config: model='Qwen/Qwen3.6-27B', "
+        "dtype=torch.bfloat16, max_seq_len=114688, tensor_parallel_size=1, quantization=None, enforce_eager=False, "
+        "kv_cache_dtype=turboquant_k8v4",
+        f"{ec}INFO 05-16 11:06:12 [gpu_model_runner.py:4503] Graph capturing finished in 41 secs, took 0.88 GiB",
+        "(APIServer pid=15924) INFO:     Application startup complete.",
+        "(APIServer pid=15924) INFO 05-16 11:10:21 [logger.py:41] Received request chatcmpl-41f: prompt: 'hello'",
+    ]
+    frames = [(f"{site}\\vllm\\v1\\engine\\core.py", 1152, "step", "model_output = self.execute_model_with_error_logging("),
+              (f"{site}\\vllm\\v1\\worker\\gpu_model_runner.py", 3620, "execute_model", "model_output = self.model("),
+              (f"{site}\\vllm\\v1\\attention\\backends\\turboquant_attn.py", 879, "_decode_attention",
+               "current_workspace_manager().get_simultaneous("),
+              (f"{site}\\vllm\\v1\\worker\\workspace.py", 110, "get_simultaneous", "current_workspace = self._ensure_workspace_size(total_bytes)"),
+              (f"{site}\\vllm\\v1\\worker\\workspace.py", 157, "_ensure_workspace_size", "raise AssertionError(")]
+    tb = traceback(frames, "AssertionError: Workspace is locked but allocation from 'turboquant_attn.py:879:_decode_attention' "
+                           "requires 0.76 MB, current size is 0.00 MB. Workspace growth is not allowed after locking.")
+    return lines + prefixed(f"{ec}ERROR 05-16 11:10:22 [core.py:1161] ", ["EngineCore encountered a fatal error.", *tb])
+
+
+@log("workspace_locked_moe_gke.log")
+def _() -> list[str]:
+    """0.26.0 on GKE, exported from Cloud Logging: severity, timestamp, resource labels."""
+    ec = "(EngineCore pid=249) "
+    lines = [
+        "(APIServer pid=1) INFO 08-26 00:58:00 [api_server.py:2060] vLLM API server version 0.26.0",
+        f"{ec}INFO 08-26 00:58:20 [core.py:101] Initializing a V1 LLM engine (v0.26.0) with config: "
+        "model='moonshotai/Kimi-K2-Instruct', dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=8, "
+        "quantization=fp8, enforce_eager=False",
+        "(APIServer pid=1) INFO:     Application startup complete.",
+    ]
+    tb = traceback(
+        [f("vllm/v1/engine/core.py", 1201, "step", "model_output = self.execute_model_with_error_logging("),
+         f("vllm/model_executor/layers/fused_moe/modular_kernel.py", 1167, "_allocate_buffers",
+           "common_workspace, workspace2 = current_workspace_manager().get_simultaneous("),
+         f("vllm/v1/worker/workspace.py", 188, "_ensure_workspace_size", "raise AssertionError(")],
+        "AssertionError: Workspace is locked but allocation from 'modular_kernel.py:1167:_allocate_buffers' requires "
+        "146.41 MB, current size is 3.75 MB. Workspace growth is not allowed after locking.")
+    lines += prefixed(f"{ec}ERROR 08-26 01:05:01 [core.py:1357] ", tb)
+    return [f"ERROR 2026-08-26T01:05:{i:02d}.{96674521 + i}Z [resource.labels.containerName: vllm] {ln}"
+            for i, ln in enumerate(lines)]
+
+
+# --- kv-cache-too-small ---------------------------------------------------------------------------------
+
+
+@log("kv_too_small_v1_0102.log")
+def _() -> list[str]:
+    ec = "(EngineCore_DP0 pid=2281) "
+    lines = [
+        "(APIServer pid=2201) INFO 09-16 08:30:00 [api_server.py:1896] vLLM API server version 0.10.2",
+        "(APIServer pid=2201) INFO 09-16 08:30:00 [utils.py:328] non-default args: {'model_tag': 'Qwen/Qwen2.5-32B-Instruct', "
+        "'model': 'Qwen/Qwen2.5-32B-Instruct', 'max_model_len': 131072, 'tensor_parallel_size': 2}",
+        f"{ec}INFO 09-16 08:30:14 [core.py:76] Initializing a V1 LLM engine (v0.10.2) with config: "
+        "model='Qwen/Qwen2.5-32B-Instruct', dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=2, quantization=None",
+        f"{ec}INFO 09-16 08:31:40 [gpu_worker.py:276] Available KV cache memory: 9.35 GiB",
+    ]
+    tb = traceback([*CORE_INIT,
+                    f("vllm/v1/engine/core.py", 199, "_initialize_kv_caches", "kv_cache_configs = get_kv_cache_configs(vllm_config, kv_cache_specs,"),
+                    f("vllm/v1/core/kv_cache_utils.py", 1243, "get_kv_cache_configs", "check_enough_kv_cache_memory(vllm_config, kv_cache_spec_one_worker,"),
+                    f("vllm/v1/core/kv_cache_utils.py", 716, "check_enough_kv_cache_memory", "raise ValueError(")],
+                   "ValueError: To serve at least one request with the models's max seq len (131072), (16.00 GiB KV cache is "
+                   "needed, which is larger than the available KV cache memory (9.35 GiB). Based on the available memory, the "
+                   "estimated maximum model length is 76592. Try increasing `gpu_memory_utilization` or decreasing "
+                   "`max_model_len` when initializing the engine.")
+    return lines + prefixed(f"{ec}ERROR 09-16 08:31:41 [core.py:718] ", ["EngineCore failed to start.", *tb])
+
+
+@log("kv_too_small_v0_066_docker_ts.log")
+def _() -> list[str]:
+    """V0 wording, 0.6.6, ``docker logs --timestamps``."""
+    lines = [
+        "INFO 12-28 10:00:03 api_server.py:651] vLLM API server version 0.6.6",
+        "INFO 12-28 10:00:14 llm_engine.py:234] Initializing an LLM engine (v0.6.6) with config: model='Qwen/Qwen2.5-14B-Instruct', "
+        "dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1, quantization=None, enforce_eager=True",
+        "INFO 12-28 10:00:41 model_runner.py:1099] Loading model weights took 27.5947 GB",
+        "INFO 12-28 10:00:46 worker.py:241] the current vLLM instance can use total_gpu_memory (31.74GiB) x gpu_memory_utilization (0.90) = 28.57GiB",
+        "INFO 12-28 10:00:46 worker.py:241] model weights take 27.59GiB; non_torch_memory takes 0.10GiB; PyTorch activation peak memory takes 0.19GiB; the rest of the memory reserved for KV Cache is 0.69GiB.",
+        "INFO 12-28 10:00:46 gpu_executor.py:76] # GPU blocks: 225, # CPU blocks: 1365",
+    ]
+    tb = traceback(
+        [f("vllm/engine/llm_engine.py", 434, "_initialize_kv_caches", "self.model_executor.initialize_cache(num_gpu_blocks, num_cpu_blocks)"),
+         f("vllm/worker/worker.py", 291, "initialize_cache", "raise_if_cache_size_invalid(num_gpu_blocks,"),
+         f("vllm/worker/worker.py", 493, "raise_if_cache_size_invalid", "raise ValueError(")],
+        "ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored in KV "
+        "cache (3600). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.")
+    lines += prefixed("ERROR 12-28 10:00:46 engine.py:366] ", tb)
+    return [f"2024-12-28T10:00:{i:02d}.{i * 7919 % 10 ** 9:09d}Z {ln}" for i, ln in enumerate(lines)]
+
+
+@log("kv_too_small_0220_wrapped100.log")
+def _() -> list[str]:
+    """0.22.0 wording (``model's``, CPU-backend remark, docs URL), terminal 100 columns wide."""
+    ec = "(EngineCore pid=612) "
+    lines = [
+        "(APIServer pid=530) INFO 06-12 18:00:02 [api_server.py:1953] vLLM API server version 0.22.0",
+        f"{ec}INFO 06-12 18:00:19 [core.py:99] Initializing a V1 LLM engine (v0.22.0) with config: model='google/gemma-3-12b-it', "
+        "dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=1, quantization=None",
+        f"{ec}INFO 06-12 18:01:10 [gpu_worker.py:340] Available KV cache memory: 2.13 GiB",
+        f"{ec}ERROR 06-12 18:01:11 [core.py:1033] ValueError: To serve at least one request with the model's max seq len "
+        "(131072), (4.31 GiB KV cache is needed, which is larger than the available KV cache memory (2.13 GiB). Based on the "
+        "available memory, the estimated maximum model length is 64768. Try increasing `gpu_memory_utilization` (which also "
+        "controls CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the engine. See "
+        "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+    ]
+    return wrap(lines, 100)
+
+
+# --- no-kv-cache-memory ---------------------------------------------------------------------------------
+
+
+@log("no_kv_memory_085.log")
+def _() -> list[str]:
+    lines = [
+        "INFO 05-14 09:00:01 [__init__.py:239] Automatically detected platform cuda.",
+        "INFO 05-14 09:00:04 [api_server.py:1043] vLLM API server version 0.8.5",
+        "INFO 05-14 09:00:04 [api_server.py:1044] args: Namespace(subparser='serve', model_tag='Qwen/Qwen2.5-VL-3B-Instruct', "
+        "model='Qwen/Qwen2.5-VL-3B-Instruct', gpu_memory_utilization=0.3, max_model_len=None, tensor_parallel_size=1)",
+        "INFO 05-14 09:00:16 [core.py:58] Initializing a V1 LLM engine (v0.8.5) with config: model='Qwen/Qwen2.5-VL-3B-Instruct', "
+        "dtype=torch.bfloat16, max_seq_len=128000, tensor_parallel_size=1, quantization=None, enforce_eager=False",
+        "INFO 05-14 09:00:31 [gpu_model_runner.py:1347] Model loading took 7.1557 GiB and 4.2 seconds",
+        "INFO 05-14 09:00:40 [gpu_worker.py:227] Available KV cache memory: -1.41 GiB",
+    ]
+    tb = traceback([f("vllm/v1/engine/core.py", 387, "run_engine_core", "engine_core = EngineCoreProc(*args, **kwargs)"),
+                    f("vllm/v1/engine/core.py", 137, "_initialize_kv_caches", "get_kv_cache_config(vllm_config, kv_cache_spec_one_worker,"),
+                    f("vllm/v1/core/kv_cache_utils.py", 699, "get_kv_cache_config", "check_enough_kv_cache_memory(vllm_config, kv_cache_spec,"),
+                    f("vllm/v1/core/kv_cache_utils.py", 527, "check_enough_kv_cache_memory", "raise ValueError(\"No available memory for the cache blocks. \"")],
+                   "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.")
+    return lines + prefixed("ERROR 05-14 09:00:40 [core.py:396] ", ["EngineCore failed to start.", *tb])
+
+
+@log("no_kv_memory_0220_json.log")
+def _() -> list[str]:
+    """0.22.0 wording in fluent-bit JSON records (``message`` field)."""
+    ec = "(EngineCore pid=66) "
+    msgs = [
+        "(APIServer pid=1) INFO 06-20 07:00:02 [api_server.py:1953] vLLM API server version 0.22.0",
+        f"{ec}INFO 06-20 07:00:15 [core.py:99] Initializing a V1 LLM engine (v0.22.0) with config: model='openai/gpt-oss-20b', "
+        "dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=1, quantization=mxfp4",
+        f"{ec}INFO 06-20 07:00:40 [gpu_worker.py:340] Available KV cache memory: 0.00 GiB",
+        f"{ec}ERROR 06-20 07:00:41 [core.py:1033] ValueError: No available memory for the cache blocks. Try increasing "
+        "`gpu_memory_utilization` when initializing the engine (this flag also controls CPU memory reservation on the CPU "
+        "backend, despite its name). See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.",
+    ]
+    return [json.dumps({"time": f"2026-06-20T07:00:{i:02d}Z", "level": "info", "message": m, "kubernetes": {"pod_name": "vllm-0"}})
+            for i, m in enumerate(msgs)]
+
+
+# --- weights-load-oom -----------------------------------------------------------------------------------
+
+
+@log("weights_load_092.log")
+def _() -> list[str]:
+    ec = "(EngineCore pid=144) "
+    lines = [
+        "INFO 07-10 12:00:02 [api_server.py:1395] vLLM API server version 0.9.2",
+        "INFO 07-10 12:00:02 [cli_args.py:325] non-default args: {'model': 'Qwen/Qwen2.5-72B-Instruct', 'max_model_len': 8192}",
+        "INFO 07-10 12:00:14 [core.py:69] Initializing a V1 LLM engine (v0.9.2) with config: model='Qwen/Qwen2.5-72B-Instruct', "
+        "dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, quantization=None, enforce_eager=False",
+        "INFO 07-10 12:00:16 [gpu_model_runner.py:1770] Starting to load model Qwen/Qwen2.5-72B-Instruct...",
+        "Loading safetensors checkpoint shards:   0% Completed | 0/37 [00:00<?, ?it/s]\rLoading safetensors checkpoint shards:  54% Completed | 20/37 [00:41<00:35,  2.07s/it]",
+    ]
+    tb = traceback(
+        [f("vllm/v1/worker/gpu_worker.py", 185, "load_model", "self.model_runner.load_model()"),
+         f("vllm/v1/worker/gpu_model_runner.py", 1773, "load_model", "self.model = model_loader.load_model("),
+         f("vllm/model_executor/model_loader/base_loader.py", 41, "load_model", "self.load_weights(model, model_config)"),
+         f("vllm/model_executor/model_loader/default_loader.py", 269, "load_weights", "loaded_weights = model.load_weights("),
+         f("vllm/model_executor/models/qwen2.py", 426, "load_weights", "weight_loader(param, loaded_weight, shard_id)"),
+         f("vllm/model_executor/layers/linear.py", 806, "weight_loader", "param_data.copy_(loaded_weight)")],
+        torch_oom("464.00 MiB", 0, "79.19 GiB", "385.06 MiB", "78.31 GiB", "16.40 MiB", this="78.80 GiB",
+                  prefix="torch.OutOfMemoryError: "))
+    return lines + prefixed(f"{ec}ERROR 07-10 12:01:03 [core.py:586] ", ["EngineCore failed to start.", *tb])
+
+
+@log("weights_load_offline_rank0.log")
+def _() -> list[str]:
+    """A Python script with ``LLM(...)`` on 0.7.3 (V0): Python prints ``[rank0]:`` before every
+    traceback line; the model is built layer by layer and runs out while allocating layers."""
+    lines = [
+        "INFO 03-02 18:20:01 __init__.py:207] Automatically detected platform cuda.",
+        "INFO 03-02 18:20:09 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.3) with config: "
+        "model='meta-llama/Llama-3.3-70B-Instruct', dtype=torch.bfloat16, max_seq_len=4096, tensor_parallel_size=1, "
+        "quantization=None, enforce_eager=True",
+        "INFO 03-02 18:20:11 model_runner.py:1110] Starting to load model meta-llama/Llama-3.3-70B-Instruct...",
+    ]
+    tb = traceback(
+        [("/home/ops/run_batch.py", 14, "<module>", "llm = LLM(model=MODEL, max_model_len=4096, enforce_eager=True)"),
+         f("vllm/entrypoints/llm.py", 241, "__init__", "self.llm_engine = self.engine_class.from_engine_args("),
+         f("vllm/engine/llm_engine.py", 273, "__init__", "self.model_executor = executor_class(vllm_config=vllm_config, )"),
+         f("vllm/executor/uniproc_executor.py", 47, "_init_executor", 'self.collective_rpc("load_model")'),
+         f("vllm/worker/model_runner.py", 1112, "load_model", "self.model = get_model(vllm_config=self.vllm_config)"),
+         f("vllm/model_executor/model_loader/loader.py", 406, "load_model", "model = _initialize_model(vllm_config=vllm_config)"),
+         f("vllm/model_executor/model_loader/loader.py", 125, "_initialize_model", "return model_class(vllm_config=vllm_config, prefix=prefix)"),
+         f("vllm/model_executor/models/utils.py", 610, "make_layers", "maybe_offload_to_cpu(layer_fn(prefix=f\"{prefix}.{idx}\"))")],
+        torch_oom("448.00 MiB", 0, "79.15 GiB", "261.12 MiB", "78.33 GiB", "1.04 MiB", this="78.88 GiB",
+                  prefix="torch.OutOfMemoryError: "))
+    return lines + [f"[rank0]: {ln}" for ln in tb]
+
+
+# --- insufficient-free-memory-at-startup ----------------------------------------------------------------------
+
+
+@log("free_memory_0102.log")
+def _() -> list[str]:
+    ec = "(EngineCore_DP0 pid=17374) "
+    lines = [
+        "(APIServer pid=17300) INFO 09-28 15:47:11 [api_server.py:1896] vLLM API server version 0.10.2",
+        f"{ec}INFO 09-28 15:47:22 [core.py:76] Initializing a V1 LLM engine (v0.10.2) with config: model='Qwen/Qwen3-8B', "
+        "dtype=torch.bfloat16, max_seq_len=40960, tensor_parallel_size=1, quantization=None",
+    ]
+    tb = traceback([*CORE_INIT,
+                    f("vllm/v1/worker/gpu_worker.py", 180, "init_device", "raise ValueError(")],
+                   "ValueError: Free memory on device (59.32/79.15 GiB) on startup is less than desired GPU memory utilization "
+                   "(0.9, 71.24 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.")
+    return lines + prefixed(f"{ec}ERROR 09-28 15:47:24 [core.py:718] ", ["EngineCore failed to start.", *tb])
+
+
+@log("free_memory_buildkite_ray_0160.log")
+def _() -> list[str]:
+    """A CI run (Buildkite timestamps) of 0.16.0 with Ray: the error arrives wrapped in RayTaskError."""
+    ec = "(EngineCore_DP0 pid=6940) "
+    lines = [
+        "(APIServer pid=6811) INFO 02-24 20:20:40 [api_server.py:1934] vLLM API server version 0.16.0",
+        f"{ec}INFO 02-24 20:20:58 [core.py:97] Initializing a V1 LLM engine (v0.16.0) with config: model='facebook/opt-125m', "
+        "dtype=torch.float16, max_seq_len=2048, tensor_parallel_size=2, quantization=None",
+        f"{ec}  File \"/usr/local/lib/python3.12/dist-packages/ray/_private/worker.py\", line 958, in get_objects",
+        f"{ec}    raise value.as_instanceof_cause()",
+        f"{ec}ray.exceptions.RayTaskError(ValueError): ray::RayWorkerWrapper.execute_method() (pid=7106, ip=192.168.10.10)",
+        f"{ec}  File \"{SITE}/vllm/v1/worker/worker_base.py\", line 330, in execute_method",
+        f"{ec}    return run_method(self, method, args, kwargs)",
+        f"{ec}  File \"{SITE}/vllm/v1/worker/gpu_worker.py\", line 241, in init_device",
+        f"{ec}    self.requested_memory = request_memory(init_snapshot, self.cache_config)",
+        f"{ec}  File \"{SITE}/vllm/v1/worker/utils.py\", line 377, in request_memory",
+        f"{ec}    raise ValueError(",
+        f"{ec}ValueError: Free memory on device cuda:0 (19.77/22.05 GiB) on startup is less than desired GPU memory "
+        "utilization (0.9, 19.84 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+    ]
+    return [f"[2026-02-24T20:21:{i:02d}Z] {ln}" for i, ln in enumerate(lines)]
+
+
+@log("memory_profiling_error_092.log")
+def _() -> list[str]:
+    """Another process released its memory while vLLM was profiling (0.9.2 wording)."""
+    lines = [
+        "INFO 07-16 14:10:01 [api_server.py:1395] vLLM API server version 0.9.2",
+        "INFO 07-16 14:10:13 [core.py:69] Initializing a V1 LLM engine (v0.9.2) with config: model='Qwen/Qwen2.5-7B-Instruct', "
+        "dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1",
+        "INFO 07-16 14:10:30 [gpu_model_runner.py:1801] Model loading took 14.2488 GiB and 5.0 seconds",
+    ]
+    tb = traceback([*CORE_INIT, *DETERMINE[:6],
+                    f("vllm/v1/worker/gpu_worker.py", 236, "determine_available_memory", "assert self.init_snapshot.free_memory > free_gpu_memory, (")],
+                   "AssertionError: Error in memory profiling. Initial free memory 41.33 GiB, current free memory 60.17 GiB. "
+                   "This happens when other processes sharing the same container release GPU memory while vLLM is profiling "
+                   "during initialization. To fix this, ensure consistent GPU memory allocation or isolate vLLM in its own container.")
+    return lines + prefixed("ERROR 07-16 14:10:42 [core.py:586] ", ["EngineCore failed to start.", *tb])
+
+
+# --- runtime-oom ----------------------------------------------------------------------------------------------
+
+
+@log("runtime_oom_0110_tp2.log")
+def _() -> list[str]:
+    """0.11.0 serving for a while, then one long prompt: rank 1 runs out in the MLP."""
+    api = "(APIServer pid=1) "
+    lines = [
+        f"{api}INFO 10-20 09:00:04 [api_server.py:1839] vLLM API server version 0.11.0",
+        f"{api}INFO 10-20 09:00:04 [utils.py:233] non-default args: {{'model_tag': 'meta-llama/Llama-3.1-70B-Instruct', "
+        "'model': 'meta-llama/Llama-3.1-70B-Instruct', 'tensor_parallel_size': 2, 'max_model_len': 65536, "
+        "'gpu_memory_utilization': 0.95, 'max_num_batched_tokens': 65536}",
+        "(EngineCore_DP0 pid=201) INFO 10-20 09:00:21 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: "
+        "model='meta-llama/Llama-3.1-70B-Instruct', dtype=torch.bfloat16, max_seq_len=65536, tensor_parallel_size=2",
+        "(EngineCore_DP0 pid=201) INFO 10-20 09:02:40 [core.py:210] init engine (profile, create kv cache, warmup model) took 131.22 seconds",
+        f"{api}INFO 10-20 09:02:42 [api_server.py:1912] Starting vLLM API server 0 on http://0.0.0.0:8000",
+    ]
+    for i in range(30):
+        lines.append(f"{api}INFO 10-20 09:{3 + i // 10:02d}:{i % 60:02d} [loggers.py:123] Engine 000: Avg prompt throughput: "
+                     f"{1200 + 37 * i:.1f} tokens/s, Avg generation throughput: {310 + i:.1f} tokens/s, Running: {i % 9} reqs, "
+                     "Waiting: 0 reqs, GPU KV cache usage: 12.4%, Prefix cache hit rate: 31.0%")
+    w = "(Worker_TP1 pid=262) ERROR 10-20 09:07:13 [multiproc_executor.py:671] "
+    tb = traceback(
+        [f("vllm/v1/executor/multiproc_executor.py", 666, "worker_busy_loop", "output = func(*args, **kwargs)"),
+         f("vllm/v1/worker/gpu_worker.py", 447, "execute_model", "output = self.model_runner.execute_model(scheduler_output,"),
+         f("vllm/v1/worker/gpu_model_runner.py", 2365, "execute_model", "model_output = self.model("),
+         f("vllm/model_executor/layers/activation.py", 84, "forward_native", "return F.silu(x[..., :d]) * x[..., d:]")],
+        torch_oom("3.50 GiB", 1, "79.19 GiB", "2.31 GiB", "75.20 GiB", "412.55 MiB", this="76.87 GiB", pools="1.18 GiB"))
+    lines += prefixed(w, ["WorkerProc hit an exception.", *tb])
+    lines.append("(EngineCore_DP0 pid=201) ERROR 10-20 09:07:13 [core.py:710] EngineCore encountered a fatal error.")
+    lines.append(f"{api}ERROR 10-20 09:07:13 [async_llm.py:480] AsyncLLM output_handler failed.")
+    return lines
+
+
+@log("runtime_oom_v0_066_compose.log")
+def _() -> list[str]:
+    """V0 (0.6.6) under docker compose: the background loop dies during a request."""
+    lines = [
+        "INFO 12-20 20:25:00 api_server.py:651] vLLM API server version 0.6.6",
+        "INFO 12-20 20:25:12 llm_engine.py:234] Initializing an LLM engine (v0.6.6) with config: model='mistralai/Mistral-7B-Instruct-v0.3', "
+        "dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1, quantization=None, enforce_eager=False",
+        "INFO 12-20 20:25:46 worker.py:241] Memory profiling takes 19.77 seconds",
+        "INFO 12-20 20:25:46 model_runner.py:1527] Graph capturing finished in 14 secs, took 0.35 GiB",
+        "INFO:     Application startup complete.",
+        "INFO 12-20 20:31:02 engine.py:267] Added request chatcmpl-7e2.",
+        "INFO 12-20 20:31:07 metrics.py:467] Avg prompt throughput: 5021.3 tokens/s, Avg generation throughput: 2.1 tokens/s, "
+        "Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 51.2%, CPU KV cache usage: 0.0%.",
+    ]
+    tb = traceback(
+        [f("vllm/engine/multiprocessing/engine.py", 251, "engine_step", "raise e"),
+         f("vllm/engine/llm_engine.py", 1390, "step", "outputs = self.model_executor.execute_model("),
+         f("vllm/worker/model_runner.py", 1719, "execute_model", "hidden_or_intermediate_states = model_executable("),
+         f("vllm/model_executor/layers/sampler.py", 1024, "_get_logprobs", "logprobs = torch.log_softmax(logits, dim=-1)")],
+        torch_oom("15.29 GiB", 0, "15.77 GiB", "1.22 GiB", "13.92 GiB", "210.31 MiB", this="14.54 GiB",
+                  prefix="torch.OutOfMemoryError: "))
+    lines += prefixed("ERROR 12-20 20:31:09 engine.py:135] ", tb)
+    return [f"vllm-openai-1  | {ln}" for ln in lines]
+
+
+# --- fragmentation ----------------------------------------------------------------------------------------------
+
+
+@log("fragmentation_torch210.log")
+def _() -> list[str]:
+    """0.18.0 (torch 2.10: the hint names PYTORCH_ALLOC_CONF); half the reserved pool is free but
+    in pieces too small for a 2 GiB request."""
+    ec = "(EngineCore pid=91) "
+    lines = [
+        "(APIServer pid=1) INFO 03-20 11:00:01 [api_server.py:1941] vLLM API server version 0.18.0",
+        f"{ec}INFO 03-20 11:00:12 [core.py:97] Initializing a V1 LLM engine (v0.18.0) with config: model='Qwen/Qwen3-30B-A3B', "
+        "dtype=torch.bfloat16, max_seq_len=40960, tensor_parallel_size=1, quantization=None",
+        "(APIServer pid=1) INFO:     Application startup complete.",
+        "(APIServer pid=1) INFO 03-20 11:40:02 [loggers.py:123] Engine 000: Avg prompt throughput: 8210.0 tokens/s, "
+        "Avg generation throughput: 920.3 tokens/s, Running: 44 reqs, Waiting: 3 reqs, GPU KV cache usage: 97.1%",
+    ]
+    tb = traceback(
+        [f("vllm/v1/engine/core.py", 398, "step", "model_output = self.execute_model_with_error_logging("),
+         f("vllm/v1/worker/gpu_model_runner.py", 2640, "execute_model", "model_output = self.model("),
+         f("vllm/model_executor/layers/fused_moe/fused_moe.py", 1604, "fused_experts_impl", "intermediate_cache2 = torch.empty(")],
+        torch_oom("2.00 GiB", 0, "79.19 GiB", "1.75 GiB", "68.02 GiB", "6.21 GiB", this="77.42 GiB",
+                  var="PYTORCH_ALLOC_CONF"))
+    return lines + prefixed(f"{ec}ERROR 03-20 11:40:05 [core.py:1011] ", ["EngineCore encountered a fatal error.", *tb])
+
+
+@log("fragmentation_rocm_no_traceback.log")
+def _() -> list[str]:
+    """ROCm (HIP wording): the OOM is logged without a traceback after serving started."""
+    lines = [
+        "INFO 04-02 09:00:00 [__init__.py:216] Automatically detected platform rocm.",
+        "(APIServer pid=1) INFO 04-02 09:00:03 [api_server.py:1839] vLLM API server version 0.11.0",
+        "(EngineCore_DP0 pid=64) INFO 04-02 09:00:15 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: "
+        "model='meta-llama/Llama-3.3-70B-Instruct', dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=1",
+        "(APIServer pid=1) INFO 04-02 09:05:10 [api_server.py:1912] Starting vLLM API server 0 on http://0.0.0.0:8000",
+        "(APIServer pid=1) INFO 04-02 10:12:44 [logger.py:41] Received request cmpl-8a1: prompt: 'long document'",
+        "(EngineCore_DP0 pid=64) ERROR 04-02 10:12:49 [core.py:812] EngineCore encountered an error: "
+        + torch_oom("4.00 GiB", 0, "191.98 GiB", "3.02 GiB", "171.11 GiB", "16.84 GiB", this="188.96 GiB", plat="HIP",
+                    var="PYTORCH_HIP_ALLOC_CONF", prefix=""),
+    ]
+    return lines
+
+
+# --- multimodal-profile --------------------------------------------------------------------------------------
+
+
+@log("multimodal_qwen25vl_0110.log")
+def _() -> list[str]:
+    ec = "(EngineCore_DP0 pid=322) "
+    lines = [
+        "(APIServer pid=1) INFO 10-30 13:00:02 [api_server.py:1839] vLLM API server version 0.11.0",
+        "(APIServer pid=1) INFO 10-30 13:00:02 [utils.py:233] non-default args: {'model_tag': 'Qwen/Qwen2.5-VL-72B-Instruct', "
+        "'model': 'Qwen/Qwen2.5-VL-72B-Instruct', 'tensor_parallel_size': 4, 'limit_mm_per_prompt': {'image': 8, 'video': 2}}",
+        "(APIServer pid=1) INFO 10-30 13:00:11 [model.py:547] Resolved architecture: Qwen2_5_VLForConditionalGeneration",
+        f"{ec}INFO 10-30 13:00:25 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: "
+        "model='Qwen/Qwen2.5-VL-72B-Instruct', dtype=torch.bfloat16, max_seq_len=128000, tensor_parallel_size=4",
+        "(Worker_TP2 pid=401) INFO 10-30 13:02:10 [gpu_model_runner.py:2653] Model loading took 34.5921 GiB and 95.0 seconds",
+        "(Worker_TP2 pid=401) INFO 10-30 13:02:12 [gpu_model_runner.py:3361] Encoder cache will be initialized with a budget "
+        "of 32768 tokens, and profiled with 2 video items of the maximum feature size.",
+    ]
+    tb = traceback([*DETERMINE[5:8],
+                    f("vllm/v1/worker/gpu_model_runner.py", 3395, "profile_run", "dummy_encoder_outputs = self.model.get_multimodal_embeddings("),
+                    f("vllm/model_executor/models/qwen2_5_vl.py", 1210, "get_multimodal_embeddings", "video_embeddings = self._process_video_input(multimodal_input)"),
+                    f("vllm/model_executor/models/qwen2_5_vl.py", 1143, "_process_video_input", "video_embeds = self.visual(pixel_values_videos, grid_thw=grid_thw)"),
+                    *MODULE,
+                    f("vllm/model_executor/models/qwen2_5_vl.py", 398, "forward", "attn_output = torch.nn.functional.scaled_dot_product_attention(")],
+                   torch_oom("20.25 GiB", 2, "79.19 GiB", "8.88 GiB", "69.22 GiB", "401.01 MiB", this="70.30 GiB"))
+    return lines + prefixed("(Worker_TP2 pid=401) ERROR 10-30 13:02:19 [multiproc_executor.py:671] ", ["WorkerProc hit an exception.", *tb])
+
+
+@log("multimodal_rocm_vit_0171.log")
+def _() -> list[str]:
+    """0.17.1 on ROCm: a small VL model whose vision tower asks for 192 GiB at profiling."""
+    ec = "(EngineCore_DP0 pid=43) "
+    lines = [
+        "INFO 03-20 17:38:40 [__init__.py:216] Automatically detected platform rocm.",
+        "(APIServer pid=1) INFO 03-20 17:38:44 [api_server.py:1931] vLLM API server version 0.17.1",
+        f"{ec}INFO 03-20 17:38:55 [core.py:97] Initializing a V1 LLM engine (v0.17.1) with config: model='Qwen/Qwen3.5-0.8B', "
+        "dtype=torch.bfloat16, max_seq_len=262144, tensor_parallel_size=1",
+        f"{ec}INFO 03-20 17:39:08 [gpu_model_runner.py:4216] Model loading took 1.6102 GiB memory and 9.8 seconds",
+        f"{ec}INFO 03-20 17:39:10 [gpu_model_runner.py:4309] Encoder cache will be initialized with a budget of 262144 tokens, "
+        "and profiled with 1 video items of the maximum feature size.",
+    ]
+    tb = traceback([*CORE_INIT, *DETERMINE,
+                    f("vllm/v1/worker/gpu_model_runner.py", 4331, "profile_run", "dummy_encoder_outputs = self.model.embed_multimodal("),
+                    f("vllm/v1/attention/ops/vit_attn_wrappers.py", 268, "vit_torch_sdpa_wrapper", "return torch.ops.vllm.torch_sdpa_wrapper("),
+                    f("torch/_ops.py", 1209, "__call__", "return self._op(*args, **kwargs)"),
+                    f("vllm/v1/attention/ops/vit_attn_wrappers.py", 236, "torch_sdpa_wrapper", "output_i = apply_sdpa(q_i, k_i, v_i, scale=scale, enable_gqa=enable_gqa)")],
+                   torch_oom("192.00 GiB", 0, "191.98 GiB", "188.61 GiB", "1.92 GiB", "14.00 MiB", this="3.12 GiB", plat="HIP",
+                             var="PYTORCH_HIP_ALLOC_CONF"))
+    return lines + prefixed(f"{ec}ERROR 03-20 17:39:14 [core.py:1100] ", ["EngineCore failed to start.", *tb])
+
+
+# --- lora ------------------------------------------------------------------------------------------------------
+
+
+@log("lora_serving_0111.log")
+def _() -> list[str]:
+    ec = "(EngineCore_DP0 pid=270) "
+    lines = [
+        "(APIServer pid=1) INFO 11-19 12:00:01 [api_server.py:1896] vLLM API server version 0.11.1",
+        "(APIServer pid=1) INFO 11-19 12:00:01 [utils.py:253] non-default args: {'model_tag': 'meta-llama/Llama-3.1-8B-Instruct', "
+        "'model': 'meta-llama/Llama-3.1-8B-Instruct', 'enable_lora': True, 'max_loras': 8, 'max_lora_rank': 64, "
+        "'lora_modules': [LoRAModulePath(name='sql', path='/adapters/sql')]}",
+        f"{ec}INFO 11-19 12:00:15 [core.py:93] Initializing a V1 LLM engine (v0.11.1) with config: "
+        "model='meta-llama/Llama-3.1-8B-Instruct', dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=1",
+        "(APIServer pid=1) INFO:     Application startup complete.",
+        "(APIServer pid=1) INFO 11-19 12:14:55 [async_llm.py:352] Added request cmpl-51.",
+    ]
+    tb = traceback(
+        [f("vllm/v1/engine/core.py", 284, "step", "model_output = self.execute_model_with_error_logging("),
+         f("vllm/v1/worker/gpu_model_runner.py", 2544, "execute_model", "model_output = self.model("),
+         f("vllm/lora/layers/column_parallel_linear.py", 242, "forward", "output_parallel = self.apply(input_, bias)"),
+         f("vllm/lora/punica_wrapper/punica_gpu.py", 251, "add_lora_linear", "buffer = torch.empty((len(output_slices), x.size(0), r),")],
+        torch_oom("6.00 GiB", 0, "44.39 GiB", "3.88 GiB", "39.67 GiB", "298.64 MiB", this="40.47 GiB"))
+    return lines + prefixed(f"{ec}ERROR 11-19 12:14:57 [core.py:842] ", ["EngineCore encountered a fatal error.", *tb])
+
+
+@log("lora_profile_dummy_0100.log")
+def _() -> list[str]:
+    """0.10.0: the profiling pass loads dummy LoRA adapters and runs out inside the LoRA manager."""
+    lines = [
+        "INFO 07-25 10:00:01 [api_server.py:1755] vLLM API server version 0.10.0",
+        "INFO 07-25 10:00:01 [cli_args.py:261] non-default args: {'model': 'Qwen/Qwen2.5-14B-Instruct', 'enable_lora': True, "
+        "'max_loras': 16, 'max_lora_rank': 256}",
+        "INFO 07-25 10:00:12 [core.py:69] Initializing a V1 LLM engine (v0.10.0) with config: model='Qwen/Qwen2.5-14B-Instruct', "
+        "dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1",
+        "INFO 07-25 10:00:40 [gpu_model_runner.py:1892] Model loading took 28.1012 GiB and 20.1 seconds",
+    ]
+    tb = traceback([*DETERMINE,
+                    f("vllm/v1/worker/lora_model_runner_mixin.py", 142, "maybe_dummy_run_with_lora", "self.add_dummy_lora(lora_request, rank=LORA_WARMUP_RANK)"),
+                    f("vllm/lora/worker_manager.py", 132, "add_dummy_lora", "dummy_lora = self._adapter_manager.create_dummy_lora("),
+                    f("vllm/lora/models.py", 542, "create_dummy_lora", "lora = LoRALayerWeights.create_dummy_lora_weights(")],
+                   torch_oom("1.25 GiB", 0, "44.39 GiB", "611.00 MiB", "42.80 GiB", "40.50 MiB", this="43.79 GiB"))
+    return lines + prefixed("ERROR 07-25 10:00:55 [core.py:632] ", ["EngineCore failed to start.", *tb])
+
+
+# --- speculative-decoding ------------------------------------------------------------------------------------
+
+
+@log("specdec_eagle_0101.log")
+def _() -> list[str]:
+    ec = "(EngineCore_0 pid=512) "
+    lines = [
+        "(APIServer pid=480) INFO 08-25 09:00:02 [api_server.py:1805] vLLM API server version 0.10.1",
+        "(APIServer pid=480) INFO 08-25 09:00:02 [utils.py:326] non-default args: {'model_tag': 'meta-llama/Llama-3.1-8B-Instruct', "
+        "'model': 'meta-llama/Llama-3.1-8B-Instruct', 'speculative_config': {'method': 'eagle', "
+        "'model': 'yuhuili/EAGLE-LLaMA3.1-Instruct-8B', 'num_speculative_tokens': 5}}",
+        f"{ec}INFO 08-25 09:00:14 [core.py:75] Initializing a V1 LLM engine (v0.10.1) with config: "
+        "model='meta-llama/Llama-3.1-8B-Instruct', speculative_config=SpeculativeConfig(method='eagle', "
+        "model='yuhuili/EAGLE-LLaMA3.1-Instruct-8B', num_spec_tokens=5), dtype=torch.bfloat16, max_seq_len=131072",
+        "(APIServer pid=480) INFO:     Application startup complete.",
+    ]
+    tb = traceback(
+        [f("vllm/v1/engine/core.py", 237, "step", "model_output = self.execute_model_with_error_logging("),
+         f("vllm/v1/worker/gpu_model_runner.py", 1709, "execute_model", "spec_token_ids = self.propose_draft_token_ids("),
+         f("vllm/v1/worker/gpu_model_runner.py", 1883, "propose_draft_token_ids", "draft_token_ids = self.drafter.propose("),
+         f("vllm/v1/spec_decode/eagle.py", 221, "propose", "logits = self.model.compute_logits(sample_hidden_states, None)")],
+        torch_oom("2.45 GiB", 0, "23.53 GiB", "1.02 GiB", "21.75 GiB", "231.17 MiB", this="22.49 GiB"))
+    return lines + prefixed(f"{ec}ERROR 08-25 09:31:40 [core.py:634] ", ["EngineCore encountered a fatal error.", *tb])
+
+
+@log("specdec_draft_load_v0_066.log")
+def _() -> list[str]:
+    """V0 (0.6.6) with a draft model: the draft's weights do not fit next to the target's."""
+    lines = [
+        "INFO 12-30 08:00:02 api_server.py:651] vLLM API server version 0.6.6",
+        "INFO 12-30 08:00:02 api_server.py:652] args: Namespace(model='Qwen/Qwen2.5-32B-Instruct', "
+        "speculative_model='Qwen/Qwen2.5-7B-Instruct', num_speculative_tokens=5, tensor_parallel_size=4, "
+        "gpu_memory_utilization=0.9)",
+        "INFO 12-30 08:00:14 llm_engine.py:234] Initializing an LLM engine (v0.6.6) with config: model='Qwen/Qwen2.5-32B-Instruct', "
+        "speculative_config=SpeculativeConfig(draft_model='Qwen/Qwen2.5-7B-Instruct', num_spec_tokens=5), dtype=torch.bfloat16, "
+        "max_seq_len=32768, tensor_parallel_size=4",
+        "INFO 12-30 08:01:20 model_runner.py:1099] Loading model weights took 15.4031 GB",
+    ]
+    tb = traceback(
+        [f("vllm/spec_decode/spec_decode_worker.py", 360, "load_model", "self.proposer_worker.load_model()"),
+         f("vllm/spec_decode/multi_step_worker.py", 49, "load_model", "super().load_model()"),
+         f("vllm/worker/model_runner.py", 1097, "load_model", "self.model = get_model(vllm_config=self.vllm_config)"),
+         f("vllm/model_executor/model_loader/loader.py", 364, "load_model", "model.load_weights(self._get_all_weights(model_config, model))")],
+        torch_oom("1.02 GiB", 0, "39.38 GiB", "518.06 MiB", "38.17 GiB", "3.99 MiB", this="38.87 GiB", prefix="torch.OutOfMemoryError: "))
+    return lines + prefixed("ERROR 12-30 08:01:31 engine.py:366] ", tb)
+
+
+# --- host-memory --------------------------------------------------------------------------------------------------
+
+
+@log("host_oom_killer_dmesg.log")
+def _() -> list[str]:
+    """A shell session: the server dies without a Python error; dmesg shows the OOM killer."""
+    return [
+        "$ vllm serve deepseek-ai/DeepSeek-R1-Distill-Qwen-32B --tensor-parallel-size 4 --swap-space 64",
+        "INFO 02-12 10:00:01 __init__.py:190] Automatically detected platform cuda.",
+        "INFO 02-12 10:00:03 api_server.py:840] vLLM API server version 0.7.2",
+        "INFO 02-12 10:00:15 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.2) with config: "
+        "model='deepseek-ai/DeepSeek-R1-Distill-Qwen-32B', dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=4",
+        "Loading safetensors checkpoint shards:  25% Completed | 2/8 [00:09<00:28,  4.71s/it]",
+        "Killed",
+        "$ sudo dmesg -T | tail -3",
+        "[Wed Feb 12 10:01:44 2025] python3 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=0",
+        "[Wed Feb 12 10:01:44 2025] Out of memory: Killed process 48213 (python3) total-vm:187402236kB, anon-rss:121664312kB, "
+        "file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:245012kB oom_score_adj:0",
+    ]
+
+
+@log("host_swap_cannot_allocate.log")
+def _() -> list[str]:
+    """V0 (0.6.6) pinning a large CPU swap space on a small host."""
+    lines = [
+        "INFO 12-29 14:00:02 api_server.py:651] vLLM API server version 0.6.6",
+        "INFO 12-29 14:00:14 llm_engine.py:234] Initializing an LLM engine (v0.6.6) with config: model='Qwen/Qwen2.5-7B-Instruct', "
+        "dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=8",
+        "WARNING 12-29 14:00:14 config.py:1076] Possibly too large swap space. 256.00 GiB out of the 503.53 GiB total CPU memory is allocated for the swap space.",
+        "INFO 12-29 14:01:02 worker.py:241] Memory profiling takes 2.03 seconds",
+    ]
+    tb = traceback(
+        [f("vllm/worker/worker.py", 291, "initialize_cache", "self._init_cache_engine()"),
+         f("vllm/worker/worker.py", 296, "_init_cache_engine", "self.cache_engine = ["),
+         f("vllm/worker/cache_engine.py", 67, "__init__", 'self.cpu_cache = self._allocate_kv_cache(self.num_cpu_blocks, "cpu")'),
+         f("vllm/worker/cache_engine.py", 86, "_allocate_kv_cache", "torch.zeros(kv_cache_shape,")],
+        "RuntimeError: unable to mmap 34359738368 bytes from file </torch_1204_3312>: Cannot allocate memory (12)")
+    return lines + prefixed("(VllmWorkerProcess pid=1204) ERROR 12-29 14:01:09 multiproc_worker_utils.py:233] ", tb)
+
+
+@log("host_k8s_oomkilled.log")
+def _() -> list[str]:
+    """``kubectl describe`` pasted after the log: the container went over its memory limit."""
+    return [
+        "(APIServer pid=1) INFO 10-01 06:00:02 [api_server.py:1839] vLLM API server version 0.11.0",
+        "(EngineCore_DP0 pid=97) INFO 10-01 06:00:14 [core.py:77] Initializing a V1 LLM engine (v0.11.0) with config: "
+        "model='meta-llama/Llama-3.1-70B-Instruct', dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=4",
+        "(Worker_TP0 pid=130) INFO 10-01 06:00:20 [gpu_model_runner.py:2602] Starting to load model meta-llama/Llama-3.1-70B-Instruct...",
+        "",
+        "$ kubectl describe pod vllm-70b-6f7d9 | sed -n '/Last State/,/Exit Code/p'",
+        "    Last State:     Terminated",
+        "      Reason:       OOMKilled",
+        "      Exit Code:    137",
+    ]
+
+
+def _mixed_encoding(path: Path) -> None:
+    """A log whose middle has Latin-1 bytes and a GBK-encoded Chinese comment (not UTF-8)."""
+    good = LOGS["free_memory_0102.log"]()
+    lines = [ln.encode("utf-8") for ln in good]
+    lines.insert(1, "INFO 09-28 15:47:12 [logger.py:41] prompt: 'caf\xe9 cr\xe8me'".encode("latin-1"))
+    lines.insert(2, "# 显存不足，请检查".encode("gbk"))
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+
+def main() -> None:
+    for name, fn in LOGS.items():
+        text = "\n".join(fn()) + "\n"
+        if name == "allreduce_ipc_crlf_caret.log":
+            (HERE / name).write_bytes(text.replace("\n", "\r\n").encode("utf-8"))
+        else:
+            (HERE / name).write_text(text, encoding="utf-8")
+    # Inputs for the robustness tests.
+    demo = (HERE / "runtime_oom_0110_tp2.log").read_bytes()
+    (HERE / "runtime_oom_0110_tp2.log.gz").write_bytes(gzip.compress(demo, mtime=0))
+    _mixed_encoding(HERE / "mixed_encoding.log")
+    (HERE / "healthy_startup.log").write_text("\n".join([
+        "(APIServer pid=1) INFO 10-20 09:00:04 [api_server.py:1839] vLLM API server version 0.11.0",
+        "(EngineCore_DP0 pid=201) INFO 10-20 09:02:40 [core.py:210] init engine (profile, create kv cache, warmup model) took 131.22 seconds",
+        "(APIServer pid=1) INFO:     Application startup complete.",
+        "(APIServer pid=1) WARNING 10-20 09:03:00 [protocol.py:93] If out-of-memory errors appear, lower --max-num-seqs.",
+    ]) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
+    print(textwrap.fill(f"wrote {len(LOGS)} logs to {HERE}", 100))
