@@ -30,7 +30,7 @@ def scenarios(d) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def test_missing_file_is_an_input_error(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="no-such.log"):
+    with pytest.raises(InputError, match=r"no-such\.log"):
         diagnose_paths([str(tmp_path / "no-such.log")])
 
 
@@ -49,7 +49,7 @@ def test_unreadable_file_is_an_input_error(tmp_path: Path) -> None:
     p = tmp_path / "secret.log"
     p.write_text(OOM_LINE)
     p.chmod(0)
-    with pytest.raises(InputError, match="secret.log"):
+    with pytest.raises(InputError, match=r"secret\.log"):
         diagnose_paths([str(p)])
 
 
