@@ -64,10 +64,10 @@ class Outcome:
 
 
 class FactsAware:
-    """Mixin for screens that redraw when facts arrive or change."""
+    """Mixin for screens that redraw when facts arrive or change (detection, a log, a correction)."""
 
-    def facts_changed(self) -> None:  # pragma: no cover - overridden
-        pass
+    def facts_changed(self) -> None:
+        """Called on every screen of the stack; the active one redraws, the others on resume."""
 
 
 class WizardApp(App[Outcome]):

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..engine import Ask, Suggestion
 from ..facts.catalog import CATALOG
-from ..facts.model import Fact, FactSet
+from ..facts.model import FactSet
 from ..i18n import Text, ui
 from ..logs.model import Diagnosis
 from ..render.safe_text import printable
@@ -163,10 +163,6 @@ def format_value(name: str, value: Any, lang: str = "en") -> str:
 def fact_title(name: str, lang: str) -> str:
     spec = CATALOG.get(name)
     return spec.title(lang) if spec is not None else name
-
-
-def describe_source(fact: Fact) -> str:
-    return fact.source
 
 
 def machine_summary(result: MachineResult, lang: str) -> str:

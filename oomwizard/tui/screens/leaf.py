@@ -26,7 +26,6 @@ from ..widgets.checklist import ChecklistItem
 from ..widgets.commands import FixCard
 from .base import TitleBar, WizardScreen
 
-TABS = ("fix", "checklist", "details", "article")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'“])|(?<=[。！？])")
 
 
