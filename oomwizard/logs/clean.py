@@ -26,7 +26,7 @@ _ANSI_RE = re.compile(
     r"|_bk;t=\d+\x07?"  # Buildkite's hidden timestamps
 )
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_PROGRESS_RE = re.compile(r"\d+%\|| \d+/\d+ \[\d")
+_PROGRESS_RE = re.compile(r"\d+%\s*(?:\||Completed)|\d+/\d+\s*\[\d")
 
 # --- outer wrappers (runtime, collectors, CI, Markdown) -----------------------------------------
 _TS = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"

@@ -1,0 +1,206 @@
+"""Reading: wrappers peeled, wrapped lines joined, arguments parsed, and every way of reading a
+log (whole, around triggers, around a few anchors) telling the same story."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from oomwizard.logs.args import find_command, parse_dict_repr, parse_engine_config, parse_namespace, serve_command
+from oomwizard.logs.clean import clean
+from oomwizard.logs.collect import DENSE_ANCHORS
+from oomwizard.logs.diagnose import diagnose_paths
+from oomwizard.logs.lines import Joiner
+from oomwizard.logs.reader import GAP, ReadStats, read_lines, text_source
+from oomwizard.logs.signatures import SPARSE_ANCHORS
+
+LOGS = Path(__file__).resolve().parent / "logs"
+MSG = "RuntimeError: CUDA out of memory occurred when warming up sampler with 256 dummy requests."
+
+
+@pytest.mark.parametrize(
+    ("raw", "proc", "rank"),
+    [
+        (f"(VllmWorker rank=2 pid=123) ERROR 03-16 06:12:38 [multiproc_executor.py:375] {MSG}", "VllmWorker pid=123", 2),
+        (f"(EngineCore_DP0 pid=270) ERROR 11-19 12:16:36 [core.py:842] {MSG}", "EngineCore_DP0 pid=270", None),
+        (f"(EngineCore pid=91) ERROR 03-20 11:40:05 [core.py:1011] {MSG}", "EngineCore pid=91", None),
+        (f"(Worker_PP1_TP3 pid=88) ERROR 01-02 10:00:00 [multiproc_executor.py:1] {MSG}", "Worker_PP1_TP3 pid=88", 3),
+        (f"(RayWorkerWrapper pid=10858, ip=200.18.66.58) ERROR 03-27 10:29:13 [worker_base.py:620] {MSG}",
+         "RayWorkerWrapper pid=10858", None),
+        (f"(APIServer pid=1) ERROR 10-20 09:07:13 [async_llm.py:480] {MSG}", "APIServer pid=1", None),
+        (f"(MapWorker(MapBatches(vLLMEngineStageUDF)) pid=41459, ip=10.0.107.216) (EngineCore_DP0 pid=35943) ERROR "
+         f"11-13 00:46:39 [core.py:77] {MSG}", "EngineCore_DP0 pid=35943", None),
+        (f"[rank0]: {MSG}", "rank0", 0),
+        (f"INFO 05-16 11:10:22 [core.py:1161] {MSG}", "", None),
+        (f"ERROR 12-27 09:14:41 engine.py:366] {MSG}", "", None),
+        (f"(APIServer pid=1) INFO [vllm.py:1087] {MSG}", "APIServer pid=1", None),
+        (f"2025-01-01T00:00:00.000000000Z stdout F (EngineCore_DP0 pid=1) ERROR 01-01 00:00:00 [core.py:1] {MSG}",
+         "EngineCore_DP0 pid=1", None),
+        (f"2025-01-01T00:00:00.123Z {MSG}", "", None),
+        (f"Jan 01 00:00:00 gpu-07 vllm[123]: {MSG}", "", None),
+        (f"INFO 2025-11-19T20:16:36.096674521Z [resource.labels.containerName: vllm] (EngineCore_DP0 pid=270) ERROR "
+         f"11-19 12:16:36 [core.py:842] {MSG}", "EngineCore_DP0 pid=270", None),
+        (f"[2025-03-10T15:07:20Z] ERROR 03-10 08:07:20 [core.py:302] {MSG}", "", None),
+        (f"vllm-1  | ERROR 02-08 10:04:28 multiproc_worker_utils.py:124] {MSG}", "", None),
+        (f"[pod/vllm-0/vllm] {MSG}", "", None),
+        (f"\x1b[1;36m(EngineCore_DP0 pid=7)\x1b[0;0m ERROR 01-01 00:00:00 [core.py:1] {MSG}", "EngineCore_DP0 pid=7", None),
+        (f"^[[36m(VllmWorker rank=1 pid=3321)^[[0m {MSG}", "VllmWorker pid=3321", 1),
+        (f"ESC[36m(RayWorkerWrapper pid=22817, ip=10.0.3.14)ESC[0m {MSG}", "RayWorkerWrapper pid=22817", None),
+        (f"[36m(RayWorkerWrapper pid=5, ip=10.0.0.1)[0m {MSG}", "RayWorkerWrapper pid=5", None),
+        (f"> {MSG}", "", None),
+        (f'{{"log": "(EngineCore_DP0 pid=1) ERROR 01-01 00:00:00 [core.py:1] {MSG}\\n", "stream": "stderr"}}',
+         "EngineCore_DP0 pid=1", None),
+        (f'{{"message": "{MSG}", "level": "error"}}', "", None),
+        (f"(EngineCore_DP0 pid=1) ERROR 01-01 00:00:00 [core.py:1] {MSG} [repeated 7x across cluster]",
+         "EngineCore_DP0 pid=1", None),
+    ],
+)
+def test_wrappers_and_prefixes_are_peeled(raw: str, proc: str, rank: int | None) -> None:
+    (c,) = clean(raw)
+    assert c.text == MSG
+    assert c.proc == proc
+    assert c.rank == rank
+    assert c.fresh
+    assert "\x1b" not in c.shown and "^[[" not in c.shown
+
+
+def test_progress_bar_keeps_its_last_state() -> None:
+    (c,) = clean("Capturing CUDA graphs:   0%|          | 0/67\rCapturing CUDA graphs: 100%|##########| 67/67")
+    assert c.text.startswith("Capturing CUDA graphs: 100%")
+    (c,) = clean("Loading safetensors checkpoint shards:  50% Completed | 1/2^MLoading safetensors checkpoint shards: "
+                 "100% Completed | 2/2")
+    assert "100%" in c.text and "50%" not in c.text
+
+
+def test_half_stripped_colour_does_not_eat_brackets() -> None:
+    (c,) = clean("(Worker_TP1 pid=413) ERROR 06-02 19:41:07 [multiproc_executor.py:671] boom")
+    assert "[multiproc_executor.py:671]" in c.shown
+
+
+def test_json_record_with_a_whole_traceback() -> None:
+    rec = '{"message": "Traceback (most recent call last):\\n  File \\"/x/vllm/v1/worker/gpu_model_runner.py\\", line 1, in _dummy_sampler_run\\nRuntimeError: boom"}'
+    out = clean(rec)
+    assert [c.text for c in out] == [
+        "Traceback (most recent call last):",
+        '  File "/x/vllm/v1/worker/gpu_model_runner.py", line 1, in _dummy_sampler_run',
+        "RuntimeError: boom",
+    ]
+
+
+def test_joiner_rejoins_a_terminal_wrap_with_line_numbers() -> None:
+    full = ("(EngineCore_DP0 pid=213) ERROR 10-14 09:14:46 [core.py:708] RuntimeError: CUDA out of memory occurred when "
+            "warming up sampler with 1024 dummy requests. Please try lowering `max_num_seqs` or `gpu_memory_utilization` "
+            "when initializing the engine.")
+    pieces = [full[i:i + 80] for i in range(0, len(full), 80)]
+    j = Joiner()
+    out = []
+    for n, piece in enumerate(["INFO 10-14 09:14:40 [core.py:1] before", *pieces, "INFO 10-14 09:14:47 [core.py:1] after"], 10):
+        out.extend(j.feed(n, piece))
+    out.extend(j.flush())
+    assert [lg.line for lg in out] == [10, 11, 11 + len(pieces)]
+    joined = out[1]
+    assert "warming up sampler with 1024 dummy requests" in joined.text
+    offset = joined.text.index("gpu_memory_utilization")
+    assert joined.line_at(offset) == 11 + (len("(EngineCore_DP0 pid=213) ") + offset) // 80 or joined.line_at(offset) > 11
+
+
+def test_joiner_does_not_join_separate_lines() -> None:
+    j = Joiner()
+    out = []
+    lines = ["x" * 100 + " a line that is long but whole", "Traceback (most recent call last):",
+             '  File "/a.py", line 1, in f', "    return g()", "ValueError: short"]
+    for n, ln in enumerate(lines, 1):
+        out.extend(j.feed(n, ln))
+    out.extend(j.flush())
+    assert len(out) == len(lines)
+
+
+def test_non_default_args_and_serve_command() -> None:
+    text = ("{'model_tag': 'Qwen/Qwen3-8B', 'model': 'Qwen/Qwen3-8B', 'max_model_len': 32768, "
+            "'compilation_config': CompilationConfig(level=3, mode=[1, 2]), 'enable_prefix_caching': False, "
+            "'speculative_config': {'method': 'eagle', 'num_speculative_tokens': 3}, 'api_key': ['sk-0123456789abcdefghij']}")
+    args = parse_dict_repr(text)
+    assert args["max_model_len"] == 32768
+    assert args["compilation_config"].startswith("CompilationConfig(")
+    cmd = serve_command(args)
+    assert cmd is not None
+    assert cmd.startswith("vllm serve Qwen/Qwen3-8B --max-model-len 32768 --no-enable-prefix-caching")
+    assert "--speculative-config '{\"method\":\"eagle\",\"num_speculative_tokens\":3}'" in cmd
+    assert "CompilationConfig" not in cmd
+    assert "sk-0123456789abcdefghij" not in cmd and "<redacted>" in cmd
+
+
+def test_namespace_is_parsed_without_eval() -> None:
+    line = ("args: Namespace(host=None, port=8000, model='m', max_model_len=16384, tensor_parallel_size=2, "
+            "enforce_eager=False, enable_chunked_prefill=False, rope_scaling=__import__('os').system('echo pwned'))")
+    ns = parse_namespace(line)
+    assert ns is not None
+    assert ns["rope_scaling"] == "__import__('os').system('echo pwned')"  # kept as text, never run
+    cmd = serve_command(ns, namespace=True, version="0.6.6")
+    assert cmd == "vllm serve m --tensor-parallel-size 2 --max-model-len 16384"
+
+
+def test_engine_config_line() -> None:
+    parsed = parse_engine_config(
+        "Initializing a V1 LLM engine (v0.11.0) with config: model='m', speculative_config=None, dtype=torch.bfloat16, "
+        "max_seq_len=32768, quantization=fp8, compilation_config={\"level\":3,\"cudagraph_mode\":[2,1]}")
+    assert parsed is not None
+    engine, version, cfg = parsed
+    assert (engine, version) == ("V1", "0.11.0")
+    assert cfg["dtype"] == "torch.bfloat16" and cfg["max_seq_len"] == 32768
+    assert cfg["compilation_config"]["cudagraph_mode"] == [2, 1]
+
+
+def test_command_lines_in_the_log() -> None:
+    assert find_command("$ vllm serve m --tp 2 --hf-token hf_abcdefghijklmnopqrstuvwx") == "vllm serve m --tp 2 --hf-token '<redacted>'"
+    assert find_command("+ python3 -m vllm.entrypoints.openai.api_server --model m") == \
+        "python3 -m vllm.entrypoints.openai.api_server --model m"
+    assert find_command("INFO vllm serving requests") is None
+
+
+def _read(text: str, **limits: int) -> list[tuple[int, str]]:
+    stats = ReadStats("t")
+    return list(read_lines(text_source(text, "t"), stats, DENSE_ANCHORS, SPARSE_ANCHORS, **limits))
+
+
+def test_scanned_windows_keep_original_line_numbers() -> None:
+    lines = [f"INFO 01-01 00:00:00 [loggers.py:1] boring line {i}" for i in range(1, 5001)]
+    lines[2999] = "Traceback (most recent call last):"
+    lines[3000] = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB."
+    text = "\n".join(lines) + "\n"
+    got = _read(text, exact_limit=0, all_lines_limit=0, head=0)
+    assert got and got[0] != GAP
+    numbered = dict(x for x in got if x != GAP)
+    assert numbered[3000] == "Traceback (most recent call last):"
+    assert numbered[3001].startswith("torch.OutOfMemoryError")
+    assert len(numbered) < 2000  # most of the log was skipped
+    for n, t in numbered.items():
+        assert t == lines[n - 1]
+
+
+def test_reading_modes_agree_on_every_log() -> None:
+    """Whole, around every trigger, and around a few anchors plus the head: same diagnosis and facts."""
+    for path in sorted(LOGS.glob("*.log")):
+        whole = diagnose_paths([str(path)])
+        for limits in ({"all_lines_limit": 0}, {"all_lines_limit": 0, "exact_limit": 0}):
+            other = diagnose_paths([str(path)], **limits)
+            assert [(m.scenario, m.score) for m in other.matches] == [(m.scenario, m.score) for m in whole.matches], (
+                path.name, limits)
+            assert {f.name: (f.value, f.line) for f in other.facts} == {f.name: (f.value, f.line) for f in whole.facts}
+
+
+# Logs whose failure prints neither a traceback nor "out of memory": a big log is only searched for
+# those two (plus its head), so these are found in a big log only near its start.
+NO_ANCHOR = {"allreduce_expandable_0240_sm120.log", "allreduce_ipc_compose_072.log", "allreduce_ipc_crlf_caret.log",
+             "free_memory_buildkite_ray_0160.log", "host_k8s_oomkilled.log", "host_oom_killer_dmesg.log",
+             "kv_too_small_0220_wrapped100.log", "no_kv_memory_0220_json.log", "healthy_startup.log"}
+
+
+def test_anchors_alone_find_every_failure_with_a_traceback() -> None:
+    for path in sorted(LOGS.glob("*.log")):
+        if path.name in NO_ANCHOR:
+            continue
+        whole = diagnose_paths([str(path)])
+        sparse = diagnose_paths([str(path)], all_lines_limit=0, exact_limit=0, head=0)
+        assert sparse.matches and sparse.matches[0].scenario == whole.matches[0].scenario, path.name

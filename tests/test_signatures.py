@@ -1,0 +1,121 @@
+"""The rules in ``oomwizard/logs``: scenario ids that exist, facts that are in the catalog, and a
+message in each release's wording for every signature."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from oomwizard.facts.catalog import CATALOG, FAILURE_PHASES
+from oomwizard.kb.loader import load_kb
+from oomwizard.logs.signatures import FRAME_PHASES, SIGNATURES, TIMELINE
+
+LOGS_PKG = Path(__file__).resolve().parent.parent / "oomwizard" / "logs"
+
+
+def _scenario_literals() -> set[str]:
+    """Every scenario id the log reader can put in a diagnosis: the scenario argument of each
+    signature and of each ``Candidate`` the ranking builds."""
+    found: set[str] = set()
+    for name in ("signatures.py", "rank.py"):
+        tree = ast.parse((LOGS_PKG / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            fn = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            index = {"_sig": 3, "Candidate": 0}.get(fn)
+            if index is None or len(node.args) <= index:
+                continue
+            arg = node.args[index]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                found.add(arg.value)
+    return found
+
+
+def test_every_scenario_id_exists_in_scenarios_yaml() -> None:
+    kb, _ = load_kb(strict=False)
+    used = _scenario_literals()
+    assert len(used) >= 15
+    unknown = used - set(kb.scenarios)
+    assert not unknown, f"not in decision_trees/scenarios.yaml: {unknown}"
+    assert {s.scenario for s in SIGNATURES} <= set(kb.scenarios)
+
+
+def test_signature_facts_and_phases_are_known() -> None:
+    for sig in SIGNATURES:
+        assert set(sig.facts.values()) <= set(CATALOG), sig.id
+        assert set(sig.facts) <= set(sig.pattern.groupindex), sig.id
+        assert sig.phase is None or sig.phase in FAILURE_PHASES, sig.id
+        assert 0 < sig.score <= 1
+        for field in re.findall(r"\{(\w+)\}", sig.reason.en + sig.reason.zh):
+            assert field in sig.pattern.groupindex, (sig.id, field)
+    assert {fp.phase for fp in FRAME_PHASES} <= set(FAILURE_PHASES)
+    assert {phase for _, _, phase in TIMELINE} <= set(FAILURE_PHASES)
+    assert len({s.id for s in SIGNATURES}) == len(SIGNATURES)
+
+
+EXAMPLES = {
+    "sampler-warmup-message": "RuntimeError: CUDA out of memory occurred when warming up sampler with 512 dummy requests. "
+                              "Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.",
+    "pooler-warmup-message": "RuntimeError: CUDA out of memory occurred when warming up pooler (task='embed') with 64 dummy "
+                             "requests.",
+    "custom-allreduce-invalid-argument": "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'",
+    "custom-allreduce-ipc-error": "RuntimeError: CUDA error: invalid argument",
+    "workspace-locked": "AssertionError: Workspace is locked but allocation from 'turboquant_attn.py:747:_continuation_prefill' "
+                        "requires 8.12 MB, current size is 0.76 MB. Workspace growth is not allowed after locking.",
+    "no-available-memory": "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` "
+                           "when initializing the engine.",
+    "kv-cache-too-small-v1": "ValueError: To serve at least one request with the models's max seq len (32768), (4.00 GB KV "
+                             "cache is needed, which is larger than the available KV cache memory (1.50 GB). Based on the "
+                             "available memory, Try increasing `gpu_memory_utilization`",
+    "kv-cache-too-small-v0": "ValueError: The model's max seq len (8192) is larger than the maximum number of tokens that can "
+                             "be stored in KV cache (6528).",
+    "free-memory-at-startup": "ValueError: Free memory on device cuda:1 (3.22/4.0 GiB) on startup is less than desired GPU "
+                              "memory utilization (0.9, 3.6 GiB).",
+    "memory-profiling-error": "AssertionError: Error in memory profiling. Initial free memory 30.1 GiB, current free memory "
+                              "31.9 GiB.",
+    "oom-killer": "Out of memory: Killed process 4411 (python3) total-vm:100kB",
+    "oom-killer-invoked": "[12.0] python3 invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0",
+    "oom-killed-container": "      Reason:       OOMKilled",
+    "shell-killed": "./serve.sh: line 9:  3312 Killed                  python3 -m vllm.entrypoints.openai.api_server",
+    "cannot-allocate-memory": "OSError: [Errno 12] Cannot allocate memory",
+    "bad-alloc": "terminate called after throwing an instance of 'std::bad_alloc'",
+    "python-memoryerror": "MemoryError",
+    "swap-space-warning": "WARNING 01-01 config.py:1] Possibly too large swap space. 64.00 GiB out of the 125.00 GiB total "
+                          "CPU memory is allocated for the swap space.",
+    "sigkill-exit": "Worker VllmWorkerProcess pid 512 died, exit code: -9",
+}
+
+
+def test_every_signature_has_an_example() -> None:
+    assert set(EXAMPLES) == {s.id for s in SIGNATURES}
+
+
+@pytest.mark.parametrize("sig", SIGNATURES, ids=lambda s: s.id)
+def test_signature_matches_its_example(sig) -> None:  # type: ignore[no-untyped-def]
+    text = EXAMPLES[sig.id]
+    assert any(t in text for t in sig.triggers)
+    assert sig.pattern.search(text), sig.id
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CUDA graphs can take additional 1~3 GiB memory per GPU. If you are running out of memory, consider decreasing "
+        "`gpu_memory_utilization` or enforcing eager mode.",
+        "If out-of-memory error occurs during cudagraph capture, consider decreasing `gpu_memory_utilization`.",
+        "INFO 01-01 [core.py:1] Killed 3 stale requests",
+        "GPU KV cache usage: 97.1%, Prefix cache hit rate: 31.0%",
+    ],
+)
+def test_benign_lines_match_nothing(text: str) -> None:
+    from oomwizard.logs.signatures import OOM_RE
+
+    assert not OOM_RE.search(text)
+    for sig in SIGNATURES:
+        if sig.id == "python-memoryerror":
+            continue
+        assert not sig.pattern.search(text), sig.id
