@@ -31,6 +31,7 @@ from ..kb.model import KnowledgeBase
 from ..launch import LaunchOptions
 from ..logs.model import Diagnosis
 from ..render.report import leaf_text
+from ..render.safe_text import printable
 from ..session import Session
 from . import cjk, clipboard
 from .inputs import InputProblem, MachineResult, Sources, default_sources
@@ -193,7 +194,7 @@ class WizardApp(App[Outcome]):
         self._broadcast()
 
     def _machine_failed(self, error: str) -> None:
-        self.machine = MachineState("failed", None, error)
+        self.machine = MachineState("failed", None, " ".join(printable(error).split()))
         self._broadcast()
 
     # --- logs (worker thread) ---------------------------------------------------------------
@@ -235,11 +236,12 @@ class WizardApp(App[Outcome]):
     def _log_failed(self, error: str) -> None:
         from .screens.diagnosis import DiagnosisScreen
 
+        error = " ".join(printable(error).split())  # it may quote the file name or its content
         self.log_state = LogState("failed", self.log_state.what, None, error)
         self._rebuild_facts()
         if isinstance(self.screen, DiagnosisScreen):
             self.pop_screen()
-        self.notify(self.t("tui.read_failed", error=error), severity="error", timeout=10)
+        self.notify(self.t("tui.read_failed", error=error), severity="error", timeout=10, markup=False)
         self._broadcast()
 
     def start_demo(self) -> None:

@@ -183,7 +183,10 @@ class FactsScreen(WizardScreen, FactsAware):
         except FactValueError as e:
             error.update(Content(_flat(str(e))))
             return
-        self.notify(self.t("tui.facts.set", name=name, value=_flat(format_value(name, fact.value, self.wizard.lang))))
+        self.notify(
+            self.t("tui.facts.set", name=name, value=_flat(format_value(name, fact.value, self.wizard.lang))),
+            markup=False,
+        )
         self._close_editor()
         table = self.query_one("#facts-table", DataTable)
         table.move_cursor(row=table.get_row_index(name))

@@ -200,7 +200,7 @@ class LeafScreen(WizardScreen, FactsAware):
             self._warn_moved()
 
     def _warn_moved(self) -> None:
-        self.notify(self.t("tui.leaf.facts_changed"), severity="warning", timeout=8)
+        self.notify(self.t("tui.leaf.facts_changed"), severity="warning", timeout=8, markup=False)
 
     # --- actions -----------------------------------------------------------------------------
 
@@ -215,11 +215,11 @@ class LeafScreen(WizardScreen, FactsAware):
     def copy_fix(self, card: FixCard) -> None:
         text = card.copy_text
         if not text.strip():
-            self.notify(self.t("tui.leaf.no_commands"), severity="warning")
+            self.notify(self.t("tui.leaf.no_commands"), severity="warning", markup=False)
             return
         via = self.wizard.copy_text(text)
         key = "tui.leaf.copied_tmux" if via == "tmux" else "tui.leaf.copied"
-        self.notify(self.t(key, n=card.number, via=via), timeout=8)
+        self.notify(self.t(key, n=card.number, via=via), timeout=8, markup=False)
 
     def action_copy(self) -> None:
         if self.query(FixCard):

@@ -40,7 +40,7 @@ class PasteScreen(WizardScreen):
     def action_diagnose(self) -> None:
         text = self.query_one(TextArea).text
         if not text.strip():
-            self.notify(self.t("tui.paste.empty"), severity="warning")
+            self.notify(self.t("tui.paste.empty"), severity="warning", markup=False)
             return
         self.app.pop_screen()
         self.wizard.read_pasted(text)

@@ -175,13 +175,13 @@ class QuestionScreen(WizardScreen, FactsAware):
         value = event.value.strip()
         if value.lower() in ("", "?", "unknown", "don't know", "dont know"):
             if not value:
-                self.notify(self.t("tui.q.bad_version", value=value), severity="warning")
+                self.notify(self.t("tui.q.bad_version", value=value), severity="warning", markup=False)
                 return
             self._answer(UNKNOWN)
             return
         value = value.removeprefix("v") if value[:1] == "v" and value[1:2].isdigit() else value
         if Version.try_parse(value) is None:
-            self.notify(self.t("tui.q.bad_version", value=printable(value)), severity="error")
+            self.notify(self.t("tui.q.bad_version", value=printable(value)), severity="error", markup=False)
             return
         self._answer(value)
 

@@ -87,7 +87,7 @@ class SaveScreen(WizardModal):
             return
         shown = str(path.resolve())
         w.outcome.saved.append(shown)
-        self.notify(self.t("tui.save.done", path=shown))
+        self.notify(self.t("tui.save.done", path=shown), markup=False)
         self.dismiss(None)
 
     def action_cancel(self) -> None:
