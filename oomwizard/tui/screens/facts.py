@@ -170,6 +170,9 @@ class FactsScreen(WizardScreen, FactsAware):
         error = self.query_one("#editor-error", Static)
         raw = event.value.strip()
         if self._asking_name:
+            starts = [n for n in CATALOG if n.startswith(raw)] if raw else []
+            if raw not in CATALOG and len(starts) == 1:
+                raw = starts[0]  # what the completion offered
             if raw not in CATALOG:
                 error.update(Content(self.t("tui.facts.unknown_name", name=_flat(raw))))
                 return

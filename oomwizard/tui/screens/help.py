@@ -30,7 +30,8 @@ class HelpScreen(WizardModal):
             title = art.title if art and art.title else self.t("tui.help")
             yield Static(Content.assemble((f"{self.t('tui.help')} · ", "dim"), (title, "bold")), id="help-title")
             with VerticalScroll(id="help-scroll"):
-                yield Static(Content(self.question.text(w.lang)), id="help-question")
+                if not (art and art.title.strip() == self.question.text(w.lang).strip()):
+                    yield Static(Content(self.question.text(w.lang)), id="help-question")
                 if art is not None:
                     yield Markdown(art.body, id="help-body")
                 else:
