@@ -207,8 +207,9 @@ UI: dict[str, Text] = {
         "方案 {n} 已通过终端（{via}）发送到剪贴板。没有收到？按 s 保存；退出时也会打印出来。",
     ),
     "tui.leaf.copied_tmux": Text(
-        "Fix {n} is in tmux's paste buffer (prefix ]) and was sent to the outer clipboard.",
-        "方案 {n} 已放入 tmux 粘贴缓冲区（prefix ]），并已发送到外部剪贴板。",
+        "Fix {n} is in tmux's paste buffer (prefix ] pastes it); tmux also passes it on to your "
+        "terminal's clipboard where its set-clipboard option allows.",
+        "方案 {n} 已放入 tmux 粘贴缓冲区（prefix ] 粘贴）；若 tmux 的 set-clipboard 选项允许，也会转发到终端剪贴板。",
     ),
     "tui.leaf.no_commands": Text("This fix has no commands to copy.", "这个方案没有可复制的命令。"),
     "tui.leaf.auto_checked": Text("checkable automatically", "可自动检查"),

@@ -299,6 +299,7 @@ async def test_copy_under_tmux_wraps_the_sequence_and_fills_the_paste_buffer() -
         assert "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True" in script
         assert recorder.written == [f"\x1bPtmux;\x1b\x1b]52;c;{_b64(script)}\a\x1b\\"]
         assert buffered == [script]
+        assert any("tmux's paste buffer" in n.message for n in app._notifications)
 
 
 @run_async

@@ -16,6 +16,7 @@ import contextlib
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TextIO
@@ -269,8 +270,12 @@ class WizardApp(App[Outcome]):
 
     # --- clipboard ---------------------------------------------------------------------------
 
-    def copy_text(self, text: str) -> str:
-        """Send ``text`` to the terminal's clipboard; returns how (``terminal``, ``tmux``, ``screen``)."""
+    def copy_text(self, text: str, on_tmux: Callable[[bool], None] | None = None) -> str:
+        """Send ``text`` to the terminal's clipboard; returns how (``terminal``, ``tmux``, ``screen``).
+
+        Under tmux the text also goes into tmux's paste buffer, in a worker (it runs ``tmux``);
+        ``on_tmux`` hears whether that worked.
+        """
         self._clipboard = text
         plan = clipboard.plan(text, self.environ)
         driver = self._driver
@@ -280,7 +285,13 @@ class WizardApp(App[Outcome]):
             driver.flush()
         if plan.via == "tmux":
             runner = self.clipboard_runner
-            self.run_worker(lambda: runner(text), thread=True, group="tmux-buffer", exit_on_error=False)
+
+            def load() -> None:
+                ok = bool(runner(text))
+                if on_tmux is not None:
+                    self._from_thread(on_tmux, ok)
+
+            self.run_worker(load, thread=True, group="tmux-buffer", exit_on_error=False)
         return plan.via
 
     # --- actions -----------------------------------------------------------------------------

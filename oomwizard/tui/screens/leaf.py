@@ -217,9 +217,15 @@ class LeafScreen(WizardScreen, FactsAware):
         if not text.strip():
             self.notify(self.t("tui.leaf.no_commands"), severity="warning", markup=False)
             return
-        via = self.wizard.copy_text(text)
-        key = "tui.leaf.copied_tmux" if via == "tmux" else "tui.leaf.copied"
-        self.notify(self.t(key, n=card.number, via=via), timeout=8, markup=False)
+        n = card.number
+
+        def tmux_done(ok: bool) -> None:
+            key = "tui.leaf.copied_tmux" if ok else "tui.leaf.copied"
+            self.notify(self.t(key, n=n, via="tmux"), timeout=8, markup=False)
+
+        via = self.wizard.copy_text(text, on_tmux=tmux_done)
+        if via != "tmux":
+            self.notify(self.t("tui.leaf.copied", n=n, via=via), timeout=8, markup=False)
 
     def action_copy(self) -> None:
         if self.query(FixCard):
