@@ -30,7 +30,7 @@ BLOCK = 8 << 20
 """Bytes read at a time."""
 ALL_LINES_LIMIT = 1 << 20
 """Inputs up to this size (a paste, a short log) go through the line reader whole."""
-EXACT_LIMIT = 24 << 20
+EXACT_LIMIT = 8 << 20
 """Inputs up to this size are searched for every trigger the collector knows (``dense``);
 larger ones only for a few anchors with wide windows (``sparse``)."""
 HEAD = 2 << 20
