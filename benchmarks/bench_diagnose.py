@@ -35,7 +35,6 @@ import gen_log  # noqa: E402
 from oomwizard.logs.collect import DENSE_ANCHORS  # noqa: E402
 from oomwizard.logs.signatures import SPARSE_ANCHORS  # noqa: E402
 
-
 TIME = "/usr/bin/time"
 
 

@@ -199,6 +199,7 @@ def _line_aligned(reader: _Reader, block_size: int = BLOCK) -> Iterator[Block]:
     bufs = [bytearray(block_size + MAX_LINE + 64), bytearray(block_size + MAX_LINE + 64)]
     which = 0
     carry = 0  # bytes at the head of the current buffer carried over from the previous one
+    huge = False  # the current line was already cut
     while True:
         buf = bufs[which]
         n = carry
@@ -219,6 +220,9 @@ def _line_aligned(reader: _Reader, block_size: int = BLOCK) -> Iterator[Block]:
         if cut == 0:
             # No newline in the whole buffer: one enormous line. Keep its head and tail only.
             if n > MAX_LINE:
+                if not huge:
+                    reader.stats.long_lines += 1
+                    huge = True
                 half = MAX_LINE // 2
                 tail = bytes(buf[n - half: n])
                 marker = b" [...] "
@@ -231,6 +235,7 @@ def _line_aligned(reader: _Reader, block_size: int = BLOCK) -> Iterator[Block]:
                 return
             continue
         yield buf, cut
+        huge = False
         other = bufs[1 - which]
         rest = n - cut
         other[:rest] = buf[cut:n]
