@@ -204,3 +204,44 @@ def test_anchors_alone_find_every_failure_with_a_traceback() -> None:
         whole = diagnose_paths([str(path)])
         sparse = diagnose_paths([str(path)], all_lines_limit=0, exact_limit=0, head=0)
         assert sparse.matches and sparse.matches[0].scenario == whole.matches[0].scenario, path.name
+
+
+@pytest.mark.parametrize(
+    ("line", "version"),
+    [
+        ("(APIServer pid=1) INFO 10-14 09:12:07 [api_server.py:1839] vLLM API server version 0.11.0", "0.11.0"),
+        ("INFO 02-10 17:12:31 llm_engine.py:234] Initializing a V0 LLM engine (v0.6.4.post2.dev395+g02222a02.d20241217) "
+         "with config: model='m'", "0.6.4.post2.dev395+g02222a02.d20241217"),
+        ("INFO 12-27 09:14:09 llm_engine.py:234] Initializing an LLM engine (v0.6.6) with config: model='m'", "0.6.6"),
+        ("vLLM Version                 : 0.10.1.1", "0.10.1.1"),
+        ("[pip3] vllm==0.9.2", "0.9.2"),
+        ("vllm                              0.8.5.post1", "0.8.5.post1"),
+        ("docker run --gpus all vllm/vllm-openai:v0.10.2 --model m", "0.10.2"),
+    ],
+)
+def test_version_forms(line: str, version: str) -> None:
+    from oomwizard.logs.diagnose import diagnose_text
+
+    assert str(diagnose_text(line + "\n").facts.value("vllm_version")) == version
+
+
+def test_intel_device_sets_the_platform() -> None:
+    from oomwizard.logs.diagnose import diagnose_text
+
+    d = diagnose_text("ValueError: Free memory on device xpu:0 (20.10/64.00 GiB) on startup is less than desired GPU "
+                      "memory utilization (0.9, 57.60 GiB). Decrease GPU memory utilization.\n")
+    assert d.matches[0].scenario == "insufficient-free-memory-at-startup"
+    assert d.facts.value("error_platform") == "xpu"
+    assert d.facts.value("startup_total_gib") == 64.0
+
+
+def test_flattened_traceback_on_one_line() -> None:
+    from oomwizard.logs.diagnose import diagnose_text
+
+    text = ('Traceback (most recent call last): File "/x/vllm/v1/worker/gpu_worker.py", line 1, in compile_or_warm_up_model '
+            'self.model_runner.capture_model() File "/x/vllm/v1/worker/gpu_model_runner.py", line 2, in capture_model '
+            'self._dummy_run(n) torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a '
+            'total capacity of 23.57 GiB of which 3.00 MiB is free.\n')
+    d = diagnose_text(text)
+    assert d.matches[0].scenario == "cudagraph-capture"
+    assert d.facts.value("failure_phase") == "graph_capture"

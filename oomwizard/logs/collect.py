@@ -64,6 +64,7 @@ def _dense_anchors() -> tuple[Anchor, ...]:
 
 
 DENSE_ANCHORS = _dense_anchors()
+_PHASE_ORDER = ["load_weights", "profile_run", "kv_cache_alloc", "graph_capture", "sampler_warmup", "serving"]
 _NCCL_OOM_RE = re.compile(r"Cuda failure\s*\d*\s*'out of memory'")
 
 
@@ -179,37 +180,41 @@ class Collector:
         self._line = lg
         key = lg.proc
         tb = self.tracebacks.get(key)
-        if "Traceback" in text and "most recent call last" in text:
+        header = "Traceback" in text and "most recent call last" in text
+        if header:
             inherited = tb.frames if tb is not None and tb.closed and tb.chained else []
             if len(self.tracebacks) >= MAX_PROCS and key not in self.tracebacks:
                 self.tracebacks.pop(next(iter(self.tracebacks)))
-            self.tracebacks[key] = Traceback(list(inherited[-MAX_FRAMES:]))
-            return
+            tb = self.tracebacks[key] = Traceback(list(inherited[-MAX_FRAMES:]))
+        found = 0
+        last = 0
         if 'File "' in text:
-            m = FRAME_RE.search(text)
-            if m:
+            # A traceback flattened onto one line (a paste that lost its newlines) holds many frames.
+            for m in FRAME_RE.finditer(text):
                 if tb is None or tb.closed:
                     tb = self.tracebacks[key] = Traceback()
                 if len(tb.frames) < MAX_FRAMES:
                     tb.frames.append(Frame(m.group("path"), m.group("func")))
-                return
+                found += 1
+                last = m.end()
+        if (header or found) and not _SIG_TRIGGER_RE.search(text, last):
+            return
         if "above exception" in text:
             if tb is not None and tb.closed:
                 tb.chained = True
             return
         in_tb = tb is not None and not tb.closed and bool(tb.frames)
-        if in_tb and _CODE_RE.match(text):
+        if in_tb and not found and _CODE_RE.match(text):
             tb.code.append(text.strip()[:240])  # type: ignore[union-attr]
             return
-        exc = _EXC_RE.match(text)
+        exc = _EXC_RE.match(text) or (_EXC_RE.match(text[last:].lstrip(" ^~")) if found else None)
         frames: list[Frame] = []
         code: list[str] = []
         exc_type = None
-        if exc and in_tb:
+        if (exc or found) and in_tb:
             frames, code = list(tb.frames), list(tb.code)  # type: ignore[union-attr]
             tb.closed = True  # type: ignore[union-attr]
-            exc_type = exc.group("inner") or exc.group("type")
-        elif exc:
+        if exc:
             exc_type = exc.group("inner") or exc.group("type")
         if _SIG_TRIGGER_RE.search(text):
             self._signatures(lg, frames, code, exc_type)
@@ -259,6 +264,9 @@ class Collector:
                     self.put(fact, groups[group].replace(",", ""))
             if sig.id == "free-memory-at-startup" and "total" in groups:
                 self.put("gpu_mem_total_bytes", round(float(groups["total"]) * (1 << 30)))
+                dev = groups.get("dev", "")
+                if dev.startswith(("xpu", "cuda")):
+                    self.put("error_platform", "xpu" if dev.startswith("xpu") else "cuda")
             if sig.id == "swap-space-warning":
                 self.put("host_mem_total_bytes", round(float(groups.get("ram", "0")) * (1 << 30)) or None)
         m = OOM_RE.search(text) or _NCCL_OOM_RE.search(text)
@@ -287,7 +295,9 @@ class Collector:
                 if phase == "sampler_warmup" and self.facts.get("engine") is not None \
                         and self.facts["engine"].value == "v0":
                     phase = "serving"
-                run.phase = phase
+                # Start-up only moves forward; ranks and Ray replay lines out of order.
+                if _PHASE_ORDER.index(phase) > _PHASE_ORDER.index(run.phase) if run.phase else True:
+                    run.phase = phase
                 run.progressed = True
                 return
 
