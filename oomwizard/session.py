@@ -68,6 +68,13 @@ class Session:
         value = coerce(name, raw)
         fact = Fact(name, value, "answered", kind="answered")
         self.facts.add(fact)
+        # An answer given to a question about this fact would otherwise keep the old route.
+        for q in self.kb.questions.values():
+            if q.fact == name and q.id in self.answers:
+                self.answers.pop(q.id)
+                if q.id in self.order:
+                    self.order.remove(q.id)
+        self._prune()
         return fact
 
     def _prune(self) -> None:

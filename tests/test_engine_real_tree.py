@@ -49,3 +49,17 @@ def test_a_coarse_rule_answer_keeps_the_specific_fact() -> None:
     done = walk(kb, facts, {}, auto_accept=True, use_unknown=True)
     assert isinstance(done, Done)
     assert done.facts.value("model_family") == "qwen"
+
+
+def test_correcting_a_fact_reroutes_an_answered_question() -> None:
+    """Correcting the version in the facts panel must not leave the old answer steering the walk."""
+    kb = get_kb()
+    s = Session(kb, _log(diagnosis="sampler-warmup", failure_phase="sampler_warmup"))
+    s.accept()  # symptom
+    s.answer("vllm_version", "0.10.2")
+    assert s.answers["vllm_version"].value == "0.10.2"
+    s.override("vllm_version", "0.21.0")
+    assert "vllm_version" not in s.answers
+    step = s.current()
+    assert isinstance(step, Ask) and step.question.id == "vllm_version"
+    assert step.suggestion is not None and step.suggestion.answer == "0.21.0"
