@@ -347,3 +347,16 @@ def test_healthy_log_gives_no_match_and_a_warning() -> None:
     assert "diagnosis" not in d.facts
     assert any("no out-of-memory error" in w for w in d.warnings)
     assert d.facts.value("vllm_version") is not None  # facts are still read
+
+
+def test_the_last_failing_start_is_the_one_diagnosed(tmp_path: Path) -> None:
+    """A serving OOM, then a restart that cannot start because the old engine still holds memory."""
+    first = (LOGS / "runtime_oom_0110_tp2.log").read_text(encoding="utf-8")
+    second = (LOGS / "free_memory_0102.log").read_text(encoding="utf-8")
+    p = tmp_path / "restarts.log"
+    p.write_text(first + second, encoding="utf-8")
+    d = diagnose_paths([str(p)])
+    assert [m.scenario for m in d.matches[:2]] == ["insufficient-free-memory-at-startup", "runtime-oom"]
+    assert d.matches[1].score < 0.8  # evidence from the earlier start counts for less
+    assert d.facts.value("failure_phase") == "startup_check"
+    assert str(d.facts.value("vllm_version")) == "0.10.2"  # the later start's facts win

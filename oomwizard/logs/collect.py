@@ -20,7 +20,7 @@ from ..render.safe_text import printable
 from . import facts as fact_rules
 from .lines import Logical
 from .reader import Anchor
-from .signatures import FRAME_RE, OOM_RE, OOM_TRIGGERS, SIGNATURES, TIMELINE, Signature
+from .signatures import FRAME_RE, METHOD_RE, OOM_RE, OOM_TRIGGERS, SIGNATURES, TIMELINE, Signature
 from .torch_oom import TorchOom, parse_torch_oom
 
 MAX_FAILURES = 2000
@@ -242,6 +242,10 @@ class Collector:
 
     def _signatures(self, lg: Logical, frames: list[Frame], code: list[str], exc_type: str | None) -> None:
         text = lg.text
+        if not frames and "method" in text:
+            m = METHOD_RE.search(text)
+            if m:
+                frames = [Frame("", m.group("func"))]
         named_oom = False
         for sig in SIGNATURES:
             for t in sig.triggers:

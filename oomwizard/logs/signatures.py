@@ -258,6 +258,8 @@ OOM_TRIGGERS = ("out of memory", "OutOfMemory", "ErrorOutOfMemory", "MemoryAlloc
 
 # --- traceback frames ---------------------------------------------------------------------------
 FRAME_RE = re.compile(r"File \"(?P<path>[^\"]+)\", line (?P<line>\d+), in (?P<func>[\w<>.]+)")
+METHOD_RE = re.compile(r"(?:while processing method|Error executing method)\s*'?(?P<func>\w+)")
+"""The worker method that failed, as vLLM's executors name it before the traceback."""
 
 
 @dataclass(frozen=True)
@@ -276,7 +278,8 @@ FRAME_PHASES: tuple[FramePhase, ...] = (
     FramePhase(
         "graph_capture",
         frozenset({"capture_model", "_capture_cudagraphs", "capture_graphs", "profile_cudagraph_memory",
-                   "_warm_up_model", "capture_begin", "capture_end", "_capture_graph", "capture"}),
+                   "_warm_up_model", "capture_begin", "capture_end", "_capture_graph", "capture",
+                   "compile_or_warm_up_model"}),
         re.compile(r"(?:cudagraph_utils|cuda_graph|cuda/graphs)\.py$"),
     ),
     FramePhase(
