@@ -221,3 +221,22 @@ def test_large_log_memory_stays_bounded(tmp_path: Path) -> None:
             if i == line:
                 assert b"OutOfMemoryError" in raw
                 break
+
+
+def test_named_pipe_is_not_consumed_by_the_check(tmp_path: Path) -> None:
+    """``oomwizard diagnose <(zcat vllm.log.gz)`` hands over a pipe: nothing may be read twice."""
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    data = gzip.compress((LOGS / "kv_too_small_v1_0102.log").read_bytes())
+
+    def feed() -> None:
+        with open(fifo, "wb") as fh:
+            fh.write(data)
+
+    t = threading.Thread(target=feed)
+    t.start()
+    d = diagnose_paths([str(fifo)])
+    t.join(5)
+    assert scenarios(d)[0] == "kv-cache-too-small"

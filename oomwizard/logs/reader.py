@@ -1,11 +1,16 @@
 """Reading logs as raw lines: files, ``-`` for stdin, gzip, in bounded memory whatever the size.
 
-A log is read in large binary blocks and never held whole. Small inputs are read line by line
-("exact" reading). Big ones (over :data:`EXACT_LIMIT`) are scanned instead: every block is
-searched for a few anchor strings with ``bytes.find`` (C speed), and only the lines in a window
-around each hit go on to the line-by-line reader. Most lines of a big log are requests and
-throughput reports; skipping them without touching them in Python is what keeps a 1 GiB log
-within reach of ``grep``.
+A log is read in large binary blocks into two reused buffers and never held whole. How much of
+it reaches the line-by-line reader depends on its size:
+
+* up to :data:`ALL_LINES_LIMIT` (a paste, a short log): every line;
+* up to :data:`EXACT_LIMIT`: the lines around any trigger the collector reacts to (``dense``
+  anchors, found with ``bytes.find`` at C speed);
+* beyond: the first :data:`HEAD` bytes and the windows around a few ``sparse`` anchors, and
+  within those only the lines around dense anchors.
+
+Most lines of a big log are requests and throughput reports; skipping them without touching them
+in Python is what keeps a 1 GiB log within reach of ``grep``.
 
 What comes out is ``(line_number, text)``: the 1-based number of the line in the original input
 (``\\n`` separated, whatever else the line holds) and its text decoded as UTF-8 with replacement.
@@ -23,7 +28,7 @@ import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import BinaryIO
 
 BLOCK = 8 << 20
@@ -74,7 +79,6 @@ class ReadStats:
     """True when the input was big enough to be scanned around anchors instead of read whole."""
     bytes_parsed: int = 0
     """Bytes that went through the line-by-line reader."""
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -101,6 +105,9 @@ def open_source(path: str) -> Source:
         raise InputError(f"cannot read {path}: {_describe(e)}") from None
     if stat.S_ISDIR(st.st_mode):
         raise InputError(f"cannot read {path}: it is a directory (pass the log files inside it)")
+    if not stat.S_ISREG(st.st_mode):
+        # A pipe (``<(zcat …)``): reading ahead would consume it; sniff gzip on the stream itself.
+        return Source(path, lambda: _maybe_gzip(open(path, "rb")))
     try:
         fh = open(path, "rb")  # noqa: SIM115 - closed right below; this only checks permission
     except OSError as e:
@@ -109,8 +116,7 @@ def open_source(path: str) -> Source:
         magic = fh.read(2)
     if magic == b"\x1f\x8b":
         return Source(path, lambda: gzip.open(path, "rb"))
-    size = st.st_size if stat.S_ISREG(st.st_mode) else None
-    return Source(path, lambda: open(path, "rb"), size)
+    return Source(path, lambda: open(path, "rb"), st.st_size)
 
 
 def text_source(text: str, name: str) -> Source:
@@ -304,7 +310,7 @@ def read_lines(source: Source, stats: ReadStats, dense: tuple[Anchor, ...], spar
     except OSError as e:
         raise InputError(f"cannot read {source.name}: {_describe(e)}") from None
     if source.name == "<stdin>":
-        stream = _maybe_gzip(stream)
+        stream = _maybe_gzip(stream)  # type: ignore[arg-type]
     try:
         blocks: Iterator[Block] = _line_aligned(_Reader(stream, stats))
         size = source.size
