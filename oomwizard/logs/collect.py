@@ -130,6 +130,8 @@ class Collector:
         self.private: dict[str, Any] = {}
         self.gpu_indices: set[int] = set()
         self.file = ""
+        self.files: list[str] = []
+        """Inputs in the order they were read."""
         self._line: Logical | None = None
 
     # --- facts --------------------------------------------------------------------------------

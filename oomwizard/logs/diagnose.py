@@ -68,6 +68,7 @@ def diagnose_sources(sources: list[Source], *, exact_limit: int = EXACT_LIMIT,
     for src in sources:
         stats = ReadStats(src.name)
         col.file = src.name
+        col.files.append(src.name)
         joiner = Joiner()
         for item in read_lines(src, stats, DENSE_ANCHORS, SPARSE_ANCHORS, exact_limit, all_lines_limit, head):
             if item is GAP or item == GAP:

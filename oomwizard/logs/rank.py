@@ -326,16 +326,29 @@ def rank(col: Collector) -> Ranked:
     version_fact = col.facts.get("vllm_version")
     ctx = Context(col.facts, Version.try_parse(version_fact.value) if version_fact else None)
     classified = [(f, *classify(f, ctx)) for f in col.failures]
+    # The start of the engine being diagnosed: the last one with a clear failure.
+    runs = [f.run for f, cands, _ in classified if cands]
     strong = [f.run for f, cands, _ in classified if cands and max(c.score for c in cands) >= 0.6]
-    focus = max(strong) if strong else max(f.run for f, cands, _ in classified if cands) if any(
-        c for _, c, _ in classified) else 0
+    focus = max(strong or runs or [0])
+    order = {name: i for i, name in reversed(list(enumerate(col.files)))}
     best: dict[str, Match] = {}
     reasons: dict[str, dict[Text, float]] = {}
+    per_kind: dict[tuple[str, str], int] = {}
     counts: dict[str, int] = {}
     first_line: dict[str, int] = {}
     primary: tuple[float, int, Failure, str | None] | None = None
+
+    def add_evidence(m: Match, ev: Evidence, kind: str) -> None:
+        # Eight ranks print the same error: two lines of each kind leave room for the rest.
+        key = (m.scenario, kind)
+        if ev in m.evidence or len(m.evidence) >= MAX_EVIDENCE or per_kind.get(key, 0) >= 2:
+            return
+        per_kind[key] = per_kind.get(key, 0) + 1
+        m.evidence.append(ev)
+
     for f, cands, phase in classified:
         factor = 1.0 if f.run == focus else EARLIER_RUN
+        kind = f.signature.id if f.signature else "oom"
         for c in cands:
             score = round(c.score * factor, 3)
             m = best.get(c.scenario)
@@ -344,25 +357,22 @@ def rank(col: Collector) -> Ranked:
                 first_line[c.scenario] = f.line
             m.score = max(m.score, score)
             counts[c.scenario] = counts.get(c.scenario, 0) + 1
-            ev = Evidence(f.file, f.line, f.text)
-            if ev not in m.evidence and len(m.evidence) < MAX_EVIDENCE:
-                m.evidence.append(ev)
+            add_evidence(m, Evidence(f.file, f.line, f.text), kind)
             for fact in c.context:
                 if fact.line:
-                    fev = Evidence(fact.file or f.file, fact.line, fact.detail or "")
-                    if fev not in m.evidence and len(m.evidence) < MAX_EVIDENCE:
-                        m.evidence.append(fev)
+                    add_evidence(m, Evidence(fact.file or f.file, fact.line, fact.detail or ""), "fact:" + fact.name)
             rs = reasons.setdefault(c.scenario, {})
             rs[c.reason] = max(rs.get(c.reason, 0.0), score)
-            if f.run == focus and (primary is None or score > primary[0] or (score == primary[0] and f.line < primary[1])):
+            better = primary is None or score > primary[0] or (score == primary[0] and f.line < primary[1])
+            if f.run == focus and better:
                 primary = (score, f.line, f, phase)
     matches = sorted(best.values(), key=lambda m: (-m.score, -counts[m.scenario], first_line[m.scenario]))
     for m in matches:
-        m.evidence.sort(key=lambda e: (e.file, e.line))
+        m.evidence.sort(key=lambda e: (order.get(e.file, -1), e.line))
         ordered = sorted(reasons[m.scenario].items(), key=lambda kv: -kv[1])
         m.reasons = [t for t, _ in ordered[:MAX_REASONS]]
     ranks = [f for f, cands, _ in classified if f.run == focus and cands and f.rank is not None]
-    first_rank = min(ranks, key=lambda f: f.line).rank if ranks else None
+    first_rank = min(ranks, key=lambda f: (order.get(f.file, -1), f.line)).rank if ranks else None
     if primary is None:
         return Ranked(matches, None, None, first_rank)
     phase = primary[3] if primary[3] in FAILURE_PHASES else None
