@@ -33,7 +33,7 @@ _TORCH_RES = (
     re.compile(r"(?:^|[\s\[\]'\"(])torch\s*==\s*(\d+\.\d+[\w.+-]*)"),
     re.compile(r"^torch\s{2,}(\d+\.\d+[\w.+-]*)"),
 )
-_ALLOC_RE = re.compile(r"\b(PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF)\b[\"']?\s*[=:]\s*[\"']?([^\s\"',;]+)")
+_ALLOC_RE = re.compile(r"\b(PYTORCH_(?:CUDA_|HIP_)?ALLOC_CONF)\b[\"']?\s*[=:]\s*[\"']?([^\s\"';]+)")
 _ALLOC_QUOTED_RE = re.compile(r"(?:try setting|incompatible with|compatible with)\s*$")
 _ENV_RES = {
     "env_vllm_use_v1": re.compile(r"\bVLLM_USE_V1[\"']?\s*[=:]\s*[\"']?(\d)"),
@@ -222,7 +222,7 @@ def _alloc(text: str, put: Setter) -> None:
         before = text[max(0, m.start() - 24):m.start()]
         if _ALLOC_QUOTED_RE.search(before) or "unless" in text[m.end():m.end() + 12]:
             continue  # PyTorch's hint or vLLM quoting the setting, not the setting itself
-        var, value = m.group(1), m.group(2)
+        var, value = m.group(1), m.group(2).rstrip(",")
         put("alloc_conf", value)
         put("alloc_conf_var", var)
         put("expandable_segments", bool(re.search(r"expandable_segments\s*:\s*(?:True|true|1)", value)))
