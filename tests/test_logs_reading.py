@@ -245,3 +245,39 @@ def test_flattened_traceback_on_one_line() -> None:
     d = diagnose_text(text)
     assert d.matches[0].scenario == "cudagraph-capture"
     assert d.facts.value("failure_phase") == "graph_capture"
+
+
+def _facts_and_lines(d) -> tuple[dict[str, object], list[tuple[str, int]]]:  # type: ignore[no-untyped-def]
+    return ({f.name: (f.value, f.line) for f in d.facts},
+            [(m.scenario, e.line) for m in d.matches for e in m.evidence])
+
+
+@pytest.mark.parametrize("helper", ["ok", "missing", "silent"])
+def test_helper_process_counts_the_same_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper: str) -> None:
+    """A big scanned file has its newlines counted by a second process; the line numbers are the
+    same as counting here, and a helper that cannot start or dies changes nothing but speed."""
+    import sys as _sys
+
+    from oomwizard.logs import reader
+
+    bench = Path(__file__).resolve().parent.parent / "benchmarks"
+    _sys.path.insert(0, str(bench))
+    try:
+        import gen_log
+    finally:
+        _sys.path.remove(str(bench))
+    p = tmp_path / "big.log"
+    gen_log.write(str(p), 6 << 20)
+    with open(p, "ab") as fh:  # a line longer than a block, after the failure: offsets shift past it
+        fh.write(b"x" * (9 << 20) + b"\n" + b"tail line\n")
+    limits = {"exact_limit": 0, "all_lines_limit": 0}
+    monkeypatch.setattr(reader, "PARALLEL_MIN", 1 << 62)
+    here = _facts_and_lines(diagnose_paths([str(p)], **limits))
+    monkeypatch.setattr(reader, "PARALLEL_MIN", 1 << 20)
+    if helper == "missing":
+        monkeypatch.setattr(reader.sys, "executable", str(tmp_path / "no-python"))
+    elif helper == "silent":
+        monkeypatch.setattr(reader, "_HELPER", "raise SystemExit(3)")
+    there = _facts_and_lines(diagnose_paths([str(p)], **limits))
+    assert here == there
+    assert here[0]["oom_requested_bytes"][1] > 1000

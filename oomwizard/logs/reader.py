@@ -147,6 +147,8 @@ class _Reader:
         self.pending = b""
         self.first = True
         self.eof = False
+        self.dropped = 0
+        """Bytes cut out of over-long lines so far (positions after a cut no longer match the file)."""
 
     def _read(self, n: int) -> bytes:
         try:
@@ -234,6 +236,7 @@ def _line_aligned(reader: _Reader, block_size: int = BLOCK) -> Iterator[Block]:
                 marker = b" [...] "
                 buf[half: half + len(marker)] = marker
                 buf[half + len(marker): half + len(marker) + len(tail)] = tail
+                reader.dropped += n - (half + len(marker) + len(tail))
                 n = half + len(marker) + len(tail)
             carry = n
             if reader.eof:
@@ -251,6 +254,161 @@ def _line_aligned(reader: _Reader, block_size: int = BLOCK) -> Iterator[Block]:
             if rest:
                 yield other, rest
             return
+
+
+PARALLEL_MIN = 64 << 20
+"""A scanned regular file at least this big has its newlines counted by a helper process."""
+GRANULE = 64 << 10
+"""The helper reports the newline count at every multiple of this many bytes."""
+
+# The helper is a plain script (no imports from this package): it reads the file on its own and
+# writes, for every GRANULE bytes, the number of newlines so far as 8 little-endian bytes.
+_HELPER = r"""
+import sys
+path, g = sys.argv[1], int(sys.argv[2])
+out = sys.stdout.buffer
+buf = bytearray(g * 128)
+view = memoryview(buf)
+total = 0
+with open(path, "rb", buffering=0) as f:
+    while True:
+        n = 0
+        while n < len(buf):
+            got = f.readinto(view[n:])
+            if not got:
+                break
+            n += got
+        if not n:
+            break
+        parts = []
+        for a in range(0, n, g):
+            total += buf.count(b"\n", a, min(a + g, n))
+            parts.append(total.to_bytes(8, "little"))
+        out.write(b"".join(parts))
+        out.flush()
+        if n < len(buf):
+            break
+"""
+
+
+class _Helper:
+    """Newline counts of a file from a second process, so counting runs beside the anchor search.
+
+    Counting newlines is the costliest C loop of a scan (``bytes.count`` does not vectorise);
+    anchors and counts together take one core's time twice. The line number of an offset is the
+    count the helper gives for the granule before it plus the newlines of the rest, read again
+    with ``pread`` (at most one granule, only for the few offsets that are reported).
+    """
+
+    def __init__(self, path: str) -> None:
+        import subprocess
+        import threading
+
+        self.fd = os.open(path, os.O_RDONLY)
+        try:
+            self.proc = subprocess.Popen([sys.executable, "-c", _HELPER, path, str(GRANULE)],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError:
+            os.close(self.fd)
+            raise
+        self.data = bytearray()
+        self.done = False
+        self.cond = threading.Condition()
+        self.thread = threading.Thread(target=self._pump, name="oomwizard-line-counter", daemon=True)
+        self.thread.start()
+
+    def _pump(self) -> None:
+        out = self.proc.stdout
+        try:
+            while out is not None:
+                chunk = out.read1(1 << 16)  # type: ignore[attr-defined]
+                if not chunk:
+                    break
+                with self.cond:
+                    self.data += chunk
+                    self.cond.notify_all()
+        finally:
+            with self.cond:
+                self.done = True
+                self.cond.notify_all()
+
+    def _count(self, granules: int) -> int | None:
+        """Newlines in the first ``granules`` granules, or None if the helper never got there."""
+        if granules == 0:
+            return 0
+        need = granules * 8
+        with self.cond:
+            while len(self.data) < need and not self.done:
+                self.cond.wait()
+            if len(self.data) < need:
+                return None
+            return int.from_bytes(self.data[need - 8: need], "little")
+
+    def newlines_before(self, offset: int) -> int:
+        g = offset // GRANULE
+        known = self._count(g)
+        start = g * GRANULE
+        if known is None:
+            # The helper failed or the file grew past what it read: count here, from the start.
+            known, start = 0, 0
+        n = 0
+        while start < offset:
+            chunk = os.pread(self.fd, min(offset - start, 8 << 20), start)
+            if not chunk:
+                break
+            n += chunk.count(b"\n")
+            start += len(chunk)
+        return known + n
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self.thread.join(timeout=5)
+        os.close(self.fd)
+
+
+class _Numbers:
+    """Line numbers in a scanned input: counted here block by block, or by a :class:`_Helper`."""
+
+    def __init__(self, reader: _Reader | None, path: str | None) -> None:
+        self.reader = reader
+        self.path = path
+        self.helper: _Helper | None = None
+        self.started = False
+        self.offset = 0  # input offset of the current block
+        self.base = 0  # newlines before the current block (counted here)
+
+    def start_block(self) -> None:
+        if not self.started:
+            self.started = True
+            usable = self.reader is not None and self.reader.decoder is None and (os.cpu_count() or 1) >= 2
+            if self.path and usable:
+                try:
+                    self.helper = _Helper(self.path)
+                except OSError:
+                    self.helper = None
+        if self.helper is not None and self.reader is not None and self.reader.dropped:
+            # A line was cut: offsets no longer match the file. Go on counting here.
+            self.base = self.helper.newlines_before(self.offset)
+            self.stop()
+
+    def newlines_before(self, buf: bytes | bytearray, block_offset: int, block_base: int, s: int) -> int:
+        if self.helper is not None:
+            return self.helper.newlines_before(block_offset + s)
+        return block_base + buf.count(b"\n", 0, s)
+
+    def end_block(self, buf: bytes | bytearray, n: int) -> None:
+        if self.helper is None:
+            self.base += buf.count(b"\n", 0, n)
+        self.offset += n
+
+    def stop(self) -> None:
+        if self.helper is not None:
+            self.helper.close()
+            self.helper = None
 
 
 _KEEP_CONTROL = bytes(sorted(set(range(256)) - set(_CONTROL_BYTES)))
@@ -311,8 +469,10 @@ def read_lines(source: Source, stats: ReadStats, dense: tuple[Anchor, ...], spar
         raise InputError(f"cannot read {source.name}: {_describe(e)}") from None
     if source.name == "<stdin>":
         stream = _maybe_gzip(stream)  # type: ignore[arg-type]
+    reader = _Reader(stream, stats)
+    numbers: _Numbers | None = None
     try:
-        blocks: Iterator[Block] = _line_aligned(_Reader(stream, stats))
+        blocks: Iterator[Block] = _line_aligned(reader)
         size = source.size
         if size is None:
             # Unknown size (gzip, stdin): keep copies up to the limit to decide how to read.
@@ -332,8 +492,12 @@ def read_lines(source: Source, stats: ReadStats, dense: tuple[Anchor, ...], spar
             yield from _scan(blocks, stats, dense)
         else:
             stats.scanned = True
-            yield from _scan(blocks, stats, sparse, dense, head)
+            path = source.name if source.size is not None and source.size >= PARALLEL_MIN else None
+            numbers = _Numbers(reader, path)
+            yield from _scan(blocks, stats, sparse, dense, head, numbers)
     finally:
+        if numbers is not None:
+            numbers.stop()
         if stream is not sys.stdin.buffer:
             stream.close()
 
@@ -415,23 +579,25 @@ def _sub_chunks(chunk: bytes, first: int, anchors: tuple[Anchor, ...]) -> list[t
 
 
 def _scan(blocks: Iterator[Block], stats: ReadStats, anchors: tuple[Anchor, ...],
-          inner: tuple[Anchor, ...] = (), head: int = 0) -> Iterator[tuple[int, str]]:
+          inner: tuple[Anchor, ...] = (), head: int = 0, numbers: _Numbers | None = None) -> Iterator[tuple[int, str]]:
     """Read only the windows around anchor hits (and the first ``head`` bytes). A window may reach
     back into the previous block and forward into the next ones; each line is yielded at most
     once, in order, with :data:`GAP` wherever lines were skipped. With ``inner`` anchors, a
     window is itself only read around those (a start-up window of a few MiB holds a few hundred
     lines that matter)."""
+    numbers = numbers or _Numbers(None, None)
     prev: bytes | bytearray = b""
     prev_n = 0
-    prev_first = 1  # line number of the first line of ``prev``
+    prev_at = (0, 0)  # (input offset, newlines before) of ``prev``
     prev_done = 0  # bytes of ``prev`` already yielded: a look-back starts after them
-    first = 1  # line number of the first line of the current block
     pending_end = head  # a window reaches this far into the current block
     expected = 0  # line number that would continue what was yielded last (0: nothing yet)
     for buf, n in blocks:
+        numbers.start_block()
+        at = (numbers.offset, numbers.base)
         # Binary data is looked for in the first block and at the start of the others: a NUL
         # search over every byte would cost as much as an anchor.
-        if buf.find(b"\x00", 0, n if first == 1 else min(n, 1 << 16)) >= 0:
+        if buf.find(b"\x00", 0, n if at[0] == 0 else min(n, 1 << 16)) >= 0:
             stats.binary_bytes += _binary_count(buf, n)
         spans = _hits(buf, n, anchors)
         if pending_end > 0:
@@ -443,13 +609,14 @@ def _scan(blocks: Iterator[Block], stats: ReadStats, anchors: tuple[Anchor, ...]
             if s < 0 and prev_n and prev_done < prev_n:
                 ps, _ = _snap(prev, prev_n, prev_n + s, prev_n, prev_done)
                 if ps < prev_n:
-                    chunks.append((prev_first + prev.count(b"\n", 0, ps), bytes(prev[ps:prev_n])))
+                    line = 1 + numbers.newlines_before(prev, prev_at[0], prev_at[1], ps)
+                    chunks.append((line, bytes(prev[ps:prev_n])))
                 prev_done = prev_n
             if e > n:
                 pending_end = e - n
             s, e = _snap(buf, n, s, e, cursor)
             if s < e:
-                chunks.append((first + buf.count(b"\n", 0, s), bytes(buf[s:e])))
+                chunks.append((1 + numbers.newlines_before(buf, at[0], at[1], s), bytes(buf[s:e])))
                 cursor = e
         if inner:
             chunks = [sub for ln, chunk in chunks for sub in _sub_chunks(chunk, ln, inner)]
@@ -459,7 +626,9 @@ def _scan(blocks: Iterator[Block], stats: ReadStats, anchors: tuple[Anchor, ...]
             stats.bytes_parsed += len(chunk)
             yield from _lines_of(chunk, ln, stats)
             expected = ln + chunk.count(b"\n") + (0 if chunk.endswith(b"\n") else 1)
-        ends_nl = n > 0 and buf[n - 1] == 10
-        prev, prev_n, prev_first, prev_done = buf, n, first, cursor
-        first += buf.count(b"\n", 0, n) + (0 if ends_nl else 1)
-    stats.lines = first - 1
+        prev, prev_n, prev_at, prev_done = buf, n, at, cursor
+        numbers.end_block(buf, n)
+        if n > 0 and buf[n - 1] != 10:
+            numbers.base += 1  # the last line has no newline
+    if numbers.helper is None:
+        stats.lines = numbers.base
