@@ -384,7 +384,8 @@ class _Numbers:
     def start_block(self) -> None:
         if not self.started:
             self.started = True
-            usable = self.reader is not None and self.reader.decoder is None and (os.cpu_count() or 1) >= 2
+            usable = (self.reader is not None and self.reader.decoder is None and hasattr(os, "pread")
+                      and (os.cpu_count() or 1) >= 2)
             if self.path and usable:
                 try:
                     self.helper = _Helper(self.path)
