@@ -287,12 +287,12 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
         phase: str | None = by_frames
         base = PHASE
         how = Text(f"the traceback shows the OOM during {PHASE_NAMES[by_frames].en}",
-                   f"traceback 显示 OOM 发生在{PHASE_NAMES[by_frames].zh}阶段")
+                   f"traceback 显示 OOM 发生在 {PHASE_NAMES[by_frames].zh} 阶段")
     elif f.timeline is not None:
         phase = f.timeline
         base = TIMELINE_PHASE
         how = Text(f"no traceback places it, but start-up had reached {PHASE_NAMES[phase].en}",
-                   f"没有 traceback 可定位，但启动已进行到{PHASE_NAMES[phase].zh}阶段")
+                   f"没有 traceback 可定位，但启动已进行到 {PHASE_NAMES[phase].zh} 阶段")
     else:
         phase = None
         base = WEAK
