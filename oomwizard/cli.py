@@ -96,6 +96,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _text_width() -> int:
+    """Wrap prose to the terminal (60-100 columns); 88 when writing to a pipe or file."""
+    if not sys.stdout.isatty():
+        return 88
+    import shutil
+
+    return max(60, min(100, shutil.get_terminal_size((88, 24)).columns - 1))
+
+
 def _err(msg: str) -> None:
     print(f"oomwizard: {msg}", file=sys.stderr)
 
@@ -201,7 +210,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(diagnosis_text(diag, lang))
         if result:
-            sys.stdout.write("\n" + leaf_text(result.leaf, result.facts, result.path, lang))
+            sys.stdout.write("\n" + leaf_text(result.leaf, result.facts, result.path, lang, width=_text_width()))
     for w in diag.warnings:
         _err(w)
     return Exit.OK if diag.matches else Exit.NO_MATCH
@@ -242,7 +251,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         art = kb.article("leaves", leaf.id, lang)
         sys.stdout.write(leaf_markdown(leaf, facts, None, lang, article=art.body if art else None))
     else:
-        sys.stdout.write(leaf_text(leaf, facts, None, lang))
+        sys.stdout.write(leaf_text(leaf, facts, None, lang, width=_text_width()))
     return Exit.OK
 
 

@@ -106,7 +106,7 @@ def test_numbered_choices_for_dumb_terminals_with_back_and_help() -> None:
     assert "  4. ← back" in out and "  5. ? why we ask" in out
     assert "-- Why we ask: Why we ask (engine) --" in out
     assert "The answer to **engine** decides which branch" in out
-    assert "vllm_version: 0.9.2  [answered: answered]" in out
+    assert "vllm_version: 0.9.2  [answered]" in out
     assert "engine: V0  [answered: answered]" in out
 
 

@@ -87,10 +87,19 @@ def _wrap(text: str, indent: str, width: int, hang: str | None = None) -> str:
     """Wrap prose; ``hang`` indents continuation lines (defaults to ``indent``)."""
     rest = indent if hang is None else hang
     return "\n".join(
-        textwrap.fill(p, width=width, initial_indent=indent, subsequent_indent=rest, break_on_hyphens=False)
+        textwrap.fill(
+            p, width=width, initial_indent=indent, subsequent_indent=rest, break_on_hyphens=False, break_long_words=False
+        )
         for p in text.split("\n")
         if p.strip()
     )
+
+
+def _how(step: Step) -> str:
+    """``answered`` alone, or how the answer was reached and from what."""
+    if step.how == "answered" or step.source in ("answered", step.how):
+        return step.how
+    return f"{step.how}: {step.source}"
 
 
 def _tag(rf: RenderedFix, versions: str, lang: str) -> str:
@@ -155,12 +164,12 @@ def leaf_text(
     out.append("")
     out.append(f"{ui('sources', lang)}:")
     for s in leaf.sources:
-        out.append(f"  - {s.url}" + (f"  ({s.title})" if s.title else ""))
+        out.append(_wrap(f"- {s.url}" + (f"  ({s.title})" if s.title else ""), "  ", width, "    "))
     if path:
         out.append("")
         out.append(f"{ui('path', lang)}:")
         for s in path:
-            out.append(f"  - {s.question}: {s.label}  [{s.how}: {s.source}]")
+            out.append(_wrap(f"- {s.question}: {s.label}  [{_how(s)}]", "  ", width, "    "))
     return "\n".join(out) + "\n"
 
 
@@ -240,6 +249,6 @@ def leaf_markdown(
         out.append(f"## {ui('path', lang)}")
         out.append("")
         for s in path:
-            out.append(f"- **{s.question}**: {s.label} — {s.how}: {s.source}")
+            out.append(f"- **{s.question}**: {s.label} — {_how(s)}")
         out.append("")
     return "\n".join(out)
