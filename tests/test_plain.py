@@ -107,7 +107,7 @@ def test_numbered_choices_for_dumb_terminals_with_back_and_help() -> None:
     assert "-- Why we ask: Why we ask (engine) --" in out
     assert "The answer to **engine** decides which branch" in out
     assert "vllm_version: 0.9.2  [answered]" in out
-    assert "engine: V0  [answered: answered]" in out
+    assert "engine: V0  [answered]" in out
 
 
 def test_a_version_can_be_unknown() -> None:
