@@ -83,6 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     _add_fact_inputs(p)
 
+    p = sub.add_parser("verify", help="tick a fix's checklist against the log of the next start")
+    p.add_argument("id", metavar="LEAF_ID|SCENARIO_ID", help="the fix you applied (see the end of `diagnose`)")
+    p.add_argument("files", nargs="*", metavar="FILE", help="the new log (.gz allowed); - or nothing reads stdin")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    _add_common(p)
+
     p = sub.add_parser("lint", help="validate the knowledge base (tree, content, flags, translations)")
     p.add_argument("--format", choices=("text", "json"), default="text")
 
@@ -255,6 +261,33 @@ def cmd_show(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    from .logs.diagnose import InputError
+    from .render.verification import verification_text
+    from .verify import verify
+
+    lang = detect_lang(args.lang)
+    kb = _load_kb()
+    leaf = kb.resolve(args.id)
+    if leaf is None:
+        _err(f"no leaf or scenario {args.id!r}; see `oomwizard scenarios`")
+        return Exit.NOT_FOUND
+    files = args.files or ["-"]
+    try:
+        result = verify(leaf, files)
+    except InputError as e:
+        _err(str(e))
+        return Exit.INPUT
+    if args.format == "json":
+        json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(verification_text(result, lang, _text_width()))
+    if result.failed:
+        return Exit.CHECK_FAILED
+    return Exit.OK if result.proven else Exit.NOT_PROVEN
+
+
 def cmd_lint(args: argparse.Namespace) -> int:
     from .kb.lint import lint
 
@@ -311,6 +344,7 @@ COMMANDS = {
     "diagnose": cmd_diagnose,
     "detect": cmd_detect,
     "show": cmd_show,
+    "verify": cmd_verify,
     "lint": cmd_lint,
     "export": cmd_export,
     "scenarios": cmd_scenarios,

@@ -64,7 +64,8 @@ class Done:
     facts: FactSet = field(repr=False, default_factory=FactSet)
 
 
-def _fact_value(facts: FactSet, name: str) -> object:
+def fact_value(facts: FactSet, name: str) -> object:
+    """A fact's value as conditions compare it (version facts parsed), or None."""
     value = facts.value(name)
     if value is not None and CATALOG.get(name) is not None and CATALOG[name].type == "version":
         return Version.try_parse(value)
@@ -93,7 +94,7 @@ def suggest(question: Question, facts: FactSet) -> Suggestion | None:
                 return Suggestion(value, fact.source, (fact.name,))
 
     def lookup(name: str) -> object:
-        return _fact_value(facts, name)
+        return fact_value(facts, name)
 
     for rule in question.auto:
         if rule.condition.evaluate(lookup) is True:
@@ -111,7 +112,7 @@ def _choice_id(value: object) -> str:
 
 def _route(routes: tuple[Route, ...], facts: FactSet, where: str) -> str:
     def lookup(name: str) -> object:
-        return _fact_value(facts, name)
+        return fact_value(facts, name)
 
     for r in routes:
         if r.condition is None or r.condition.evaluate(lookup) is True:

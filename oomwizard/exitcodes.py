@@ -21,5 +21,9 @@ class Exit(IntEnum):
     """``diagnose`` read the input but recognised no failure in it."""
     NOT_FOUND = 7
     """``show`` was given an id that is neither a leaf nor a scenario."""
+    CHECK_FAILED = 8
+    """``verify``: the new log still shows the failure, or a check is false."""
+    NOT_PROVEN = 9
+    """``verify``: nothing failed, but the log does not prove the fix (not ready, facts missing)."""
     CANCELLED = 130
     """Ctrl+C."""

@@ -44,6 +44,27 @@ def detect_lang(explicit: str | None = None, environ: Mapping[str, str] | None =
 
 # Strings the program itself prints (the knowledge base carries its own translations).
 UI: dict[str, Text] = {
+    "verify.title": Text("Checking the fix", "检查修复结果"),
+    "verify.ready": Text("The server finished starting ({where}).", "服务已完成启动（{where}）。"),
+    "verify.not_ready": Text(
+        "The log ends before the server was ready: what is absent from it proves little.",
+        "日志在服务就绪之前就结束了：其中“没有出现”的内容说明不了什么。",
+    ),
+    "verify.pass": Text("passed", "通过"),
+    "verify.fail": Text("FAILED", "未通过"),
+    "verify.unproven": Text("not proven yet", "尚未证实"),
+    "verify.unknown": Text("cannot tell from this log", "无法从该日志判断"),
+    "verify.manual": Text("check this yourself", "需要人工检查"),
+    "verify.summary_failed": Text(
+        "The fix did not work yet: see the failed items above.", "修复尚未生效：见上面未通过的项目。"
+    ),
+    "verify.summary_proven": Text(
+        "Every automatic check passed. Tick the remaining items yourself.", "所有自动检查均已通过。其余项目请人工确认。"
+    ),
+    "verify.summary_unproven": Text(
+        "Nothing failed, but this log does not prove the fix yet (let the server finish starting, or check by hand).",
+        "没有失败项，但该日志还不能证明修复有效（等服务完全启动后再检查，或人工确认）。",
+    ),
     "conclusion": Text("Conclusion", "结论"),
     "root_cause": Text("Root cause", "根本原因"),
     "confirmed": Text("confirmed", "已确认"),
