@@ -155,7 +155,9 @@ def leaf_text(
     out.append(f"{ui('checklist', lang)}:")
     for c in leaf.checks:
         mark = f" ({ui('auto_check', lang)})" if c.auto else ""
-        out.append(_wrap(f"[ ] {c.text(lang)}{mark}", "  ", width))
+        out.append(_wrap(f"[ ] {c.text(lang)}{mark}", "  ", width, "      "))
+    if any(c.auto for c in leaf.checks):
+        out.append(_wrap(ui("verify_hint", lang, leaf=leaf.id), "  ", width))
     if leaf.caveats:
         out.append("")
         out.append(f"{ui('caveats', lang)}:")
@@ -231,6 +233,9 @@ def leaf_markdown(
         mark = f" *({ui('auto_check', lang)})*" if c.auto else ""
         out.append(f"- [ ] {c.text(lang)}{mark}")
     out.append("")
+    if any(c.auto for c in leaf.checks):
+        out.append(ui("verify_hint", lang, leaf=leaf.id))
+        out.append("")
     if leaf.caveats:
         out.append(f"## {ui('caveats', lang)}")
         out.append("")
