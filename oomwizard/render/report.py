@@ -162,7 +162,7 @@ def leaf_text(
         out.append("")
         out.append(f"{ui('caveats', lang)}:")
         for cv in leaf.caveats:
-            out.append(_wrap(f"- {cv(lang)}", "  ", width))
+            out.append(_wrap(f"- {cv(lang)}", "  ", width, "    "))
     out.append("")
     out.append(f"{ui('sources', lang)}:")
     for s in leaf.sources:
