@@ -80,6 +80,8 @@ UI: dict[str, Text] = {
     "path": Text("How we got here", "判断路径"),
     "facts": Text("Facts", "已知事实"),
     "auto_check": Text("checkable automatically", "可自动检查"),
+    "cmd.other_flags": Text("plus your other flags", "加上你原有的其他参数"),
+    "cmd.remove": Text("; remove {flags}", "；去掉 {flags}"),
     "verify_hint": Text(
         "After the restart, `oomwizard verify {leaf} NEW.LOG` ticks the automatic checks against the new log.",
         "重启之后，运行 `oomwizard verify {leaf} NEW.LOG` 即可用新日志自动核对可自动检查的项目。",

@@ -13,7 +13,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from ..facts.model import FactSet
-from ..i18n import Text
+from ..i18n import Text, ui
 from ..kb.model import PLACEHOLDER_RE, Fix, Variant
 from ..versions import Version
 from .numbers import Resolved, resolve
@@ -195,7 +195,7 @@ def _fill(template: str, facts: FactSet, used: dict[str, Resolved]) -> str:
     return PLACEHOLDER_RE.sub(sub, template)
 
 
-def render_variant(variant: Variant, facts: FactSet) -> RenderedVariant:
+def render_variant(variant: Variant, facts: FactSet, lang: str = "en") -> RenderedVariant:
     used: dict[str, Resolved] = {}
     lines: list[str] = []
     for name, value in variant.env:
@@ -205,7 +205,7 @@ def render_variant(variant: Variant, facts: FactSet) -> RenderedVariant:
     for cmd in variant.shell:
         lines.append(_fill(cmd, facts, used))
     if variant.flags or variant.remove_flags or variant.env or variant.unset_env:
-        lines.append(_server_line(variant, facts, used))
+        lines.append(_server_line(variant, facts, used, lang))
     missing = [r.placeholder for r in used.values() if r.value is None]
     return RenderedVariant(
         versions=variant.versions.text,
@@ -216,7 +216,7 @@ def render_variant(variant: Variant, facts: FactSet) -> RenderedVariant:
     )
 
 
-def _server_line(variant: Variant, facts: FactSet, used: dict[str, Resolved]) -> str:
+def _server_line(variant: Variant, facts: FactSet, used: dict[str, Resolved], lang: str = "en") -> str:
     original = facts.value("serve_command")
     if original:
         cmd = ServeCommand.parse(str(original))
@@ -231,9 +231,9 @@ def _server_line(variant: Variant, facts: FactSet, used: dict[str, Resolved]) ->
     for flag, value in variant.flags:
         cmd.set(flag, None if value is None else _fill(value, facts, used))
     text = _bare_placeholders(cmd.text())
-    note = "  # plus your other flags"
+    note = "  # " + ui("cmd.other_flags", lang)
     if variant.remove_flags:
-        note += "; remove " + " ".join(variant.remove_flags)
+        note += ui("cmd.remove", lang, flags=" ".join(variant.remove_flags))
     return text + note
 
 
@@ -242,16 +242,16 @@ def _bare_placeholders(text: str) -> str:
     return re.sub(r"'(<[A-Z][A-Z0-9_]*>)'", r"\1", text)
 
 
-def render_fix(fix: Fix, facts: FactSet) -> RenderedFix:
+def render_fix(fix: Fix, facts: FactSet, lang: str = "en") -> RenderedFix:
     """Render the variant for the known vLLM version, or every variant when it is unknown."""
     raw = facts.value("vllm_version")
     version = Version.try_parse(raw) if raw is not None else None
     if version is None:
-        return RenderedFix(fix, [render_variant(v, facts) for v in fix.variants], True, None)
+        return RenderedFix(fix, [render_variant(v, facts, lang) for v in fix.variants], True, None)
     chosen = fix.variant_for(version)
     if chosen is None:
-        return RenderedFix(fix, [render_variant(v, facts) for v in fix.variants], False, str(version))
-    rv = render_variant(chosen, facts)
+        return RenderedFix(fix, [render_variant(v, facts, lang) for v in fix.variants], False, str(version))
+    rv = render_variant(chosen, facts, lang)
     if version.prerelease:
         rv.assumed = version.base
     return RenderedFix(fix, [rv], True, str(version))

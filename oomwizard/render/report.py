@@ -16,8 +16,8 @@ from ..kb.model import Check, Leaf
 from .commands import RenderedFix, render_fix
 
 
-def render_fixes(leaf: Leaf, facts: FactSet | None) -> list[RenderedFix]:
-    return [render_fix(f, facts or FactSet()) for f in leaf.fixes]
+def render_fixes(leaf: Leaf, facts: FactSet | None, lang: str = "en") -> list[RenderedFix]:
+    return [render_fix(f, facts or FactSet(), lang) for f in leaf.fixes]
 
 
 def check_json(c: Check) -> dict[str, Any]:
@@ -129,7 +129,7 @@ def leaf_text(
     out.append(_wrap(leaf.environment(lang), "  ", width))
     out.append("")
     out.append(f"{ui('fixes', lang)}:")
-    for i, rf in enumerate(render_fixes(leaf, facts), 1):
+    for i, rf in enumerate(render_fixes(leaf, facts, lang), 1):
         out.append(f" {i}. {rf.fix.title(lang)}")
         if not rf.available:
             spec = " | ".join(v.versions.text for v in rf.fix.variants)
@@ -198,7 +198,7 @@ def leaf_markdown(
     out.append("")
     out.append(f"## {ui('fixes', lang)}")
     out.append("")
-    for i, rf in enumerate(render_fixes(leaf, facts), 1):
+    for i, rf in enumerate(render_fixes(leaf, facts, lang), 1):
         out.append(f"### {i}. {rf.fix.title(lang)}")
         out.append("")
         if not rf.available:

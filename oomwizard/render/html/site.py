@@ -212,7 +212,7 @@ class Site:
         parts.append(f"<p><strong>{t('root_cause')} ({t(leaf.root_cause_status)}):</strong> {inline_html(leaf.root_cause(lang))}</p>")
         parts.append(f"<p><strong>{t('environment')}:</strong> {inline_html(leaf.environment(lang))}</p>")
         parts.append(f"<h2>{t('fixes')}</h2>")
-        for i, rf in enumerate(render_fixes(leaf, None), 1):
+        for i, rf in enumerate(render_fixes(leaf, None, lang), 1):
             fix = rf.fix
             parts.append(f'<section class="fix {esc(fix.evidence)}" id="{esc(fix.id)}"><h3>{i}. {esc(fix.title(lang))}</h3>')
             parts.append(
