@@ -59,6 +59,12 @@ def test_util_that_fits_free_memory_at_startup() -> None:
     assert value("gpu_util_fit_free", fs) == "0.74"
 
 
+def test_util_fit_free_never_above_the_ceiling_nor_the_current_share() -> None:
+    # NVML read after the culprit left: the GPU is free, nothing to lower.
+    assert value("gpu_util_fit_free", facts(startup_free_gib=139.5, startup_total_gib=139.8)) is None
+    assert value("gpu_util_fit_free", facts(startup_free_gib=139.5, startup_total_gib=139.8, gpu_memory_utilization=0.99)) == "0.98"
+
+
 def test_util_fit_free_warns_when_only_weights_would_fit() -> None:
     fs = facts(startup_free_gib=20.0, startup_total_gib=79.15, weights_gib=18.5)
     assert value("gpu_util_fit_free", fs) == "0.24"
@@ -72,6 +78,9 @@ def test_util_lower_uses_the_release_default() -> None:
     # Lowering must lower, even from an already small share.
     assert value("gpu_util_lower", facts(gpu_memory_utilization=0.4)) == "0.35"
     assert value("gpu_util_lower", facts(gpu_memory_utilization=0.08)) is None
+    # A share that no longer holds the weights cannot start at all.
+    assert value("gpu_util_lower", facts(gpu_memory_utilization=0.3, startup_total_gib=79.15, weights_gib=20.0)) is None
+    assert value("gpu_util_lower", facts(gpu_memory_utilization=0.4, startup_total_gib=79.15, weights_gib=20.0)) == "0.35"
 
 
 def test_util_for_kv_adds_what_is_missing() -> None:
@@ -123,6 +132,8 @@ def test_kv_cache_bytes_come_from_vllms_own_suggestion() -> None:
     assert value("kv_cache_memory_bytes_full", fs) == "61203864576"
     assert "53.46 GiB" in why("kv_cache_memory_bytes", fs)
     assert value("kv_cache_memory_bytes", facts()) is None
+    # When the charges exceed the budget the "fit" figure is negative: nothing to paste.
+    assert value("kv_cache_memory_bytes", facts(suggested_kv_cache_bytes=-5_000_000_000)) is None
 
 
 # --- batch limits -----------------------------------------------------------------------------
@@ -143,9 +154,31 @@ def test_max_num_batched_tokens_halves_the_default_per_gpu_tier() -> None:
 
 
 def test_max_num_batched_tokens_never_below_max_num_seqs() -> None:
-    fs = facts(max_num_batched_tokens=1024, max_num_seqs=1024)
+    fs = facts(max_num_batched_tokens=1536, max_num_seqs=1024)
     assert value("serving_max_num_batched_tokens", fs) == "1024"
     assert "at least max_num_seqs" in why("serving_max_num_batched_tokens", fs)
+    # Nothing left to halve: repeating the current value would be no advice at all.
+    assert value("serving_max_num_batched_tokens", facts(max_num_batched_tokens=1024, max_num_seqs=1024)) is None
+
+
+def test_max_num_batched_tokens_floor_counts_the_default_max_num_seqs() -> None:
+    # H200 on 0.20.0: max_num_seqs defaults to 1024, and vLLM rejects a token budget below it.
+    fs = facts(vllm_version="0.20.0", max_num_batched_tokens=1536, gpu_mem_total_bytes=H200_BYTES, gpu_name="NVIDIA H200")
+    assert value("serving_max_num_batched_tokens", fs) == "1024"
+    assert "lower --max-num-seqs" in why("serving_max_num_batched_tokens", fs)
+    fs = facts(vllm_version="0.20.0", max_num_batched_tokens=1024, gpu_mem_total_bytes=H200_BYTES, gpu_name="NVIDIA H200")
+    assert value("serving_max_num_batched_tokens", fs) is None
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [("0.8.5", "4096"), ("0.9.0", "1024"), ("0.20.0", "1024")],
+)
+def test_a100_80gb_stays_in_the_small_default_tier_from_0_9(version: str, expected: str) -> None:
+    # vllm/engine/arg_utils.py: >= 70 GiB *and* not an A100 gets 8192 (serve); the A100 check came in 0.9.0.
+    fs = facts(vllm_version=version, gpu_mem_total_bytes=80 * GIB, gpu_name="NVIDIA A100-SXM4-80GB")
+    assert value("serving_max_num_batched_tokens", fs) == expected
+    assert value("profile_max_num_batched_tokens", fs) == expected
 
 
 def test_prompt_logprobs_step_from_vocabulary() -> None:
@@ -179,6 +212,13 @@ def test_cpu_offload_covers_the_missing_kv_cache() -> None:
     assert value("cpu_offload_gb_fit", fs) == "22"
 
 
+def test_cpu_offload_cannot_free_more_than_this_gpus_weights() -> None:
+    # 20.82 GiB missing but only 8 GiB of weights per GPU: offloading cannot get there.
+    fs = facts(kv_needed_gib=24.0, kv_cache_gib=3.18, weights_gib=8.0)
+    assert value("cpu_offload_gb_fit", fs) is None
+    assert value("cpu_offload_gb_fit", facts(kv_needed_gib=24.0, kv_cache_gib=3.18, weights_gib=29.0)) == "22"
+
+
 def test_cpu_offload_warns_when_host_ram_is_short() -> None:
     fs = facts(kv_needed_gib=24.0, kv_cache_gib=3.18, gpu_count=4, host_mem_available_bytes=64 * GIB)
     assert "Host RAM is short" in why("cpu_offload_gb_fit", fs)
@@ -190,6 +230,11 @@ def test_cpu_offload_warns_when_host_ram_is_short() -> None:
 @pytest.mark.parametrize(("host_gib", "tp", "expected"), [(64, 2, "9"), (256, 8, "9"), (32, 1, "9")])
 def test_swap_space_stays_under_v0s_warning(host_gib: int, tp: int, expected: str) -> None:
     assert value("swap_space_fit", facts(host_mem_total_bytes=host_gib * GIB, tp=tp)) == expected
+
+
+def test_swap_space_explains_the_split_over_tp() -> None:
+    text = why("swap_space_fit", facts(host_mem_total_bytes=64 * GIB, tp=4))
+    assert "4 GiB each (4 x 4 = 16 GiB in all)" in text
 
 
 def test_kv_offloading_takes_half_the_available_ram() -> None:

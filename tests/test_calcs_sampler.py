@@ -131,14 +131,23 @@ def test_profile_tokens_unknown_without_any_input() -> None:
 
 
 def test_image_limit_reads_every_spelling() -> None:
-    assert resolve("mm_image_limit", facts(limit_mm_per_prompt='{"image": 10, "video": 1}')).value == "5"
-    assert resolve("mm_image_limit", facts(limit_mm_per_prompt="image=12,video=0")).value == "6"
-    assert resolve("mm_image_limit", facts(limit_mm_per_prompt='{"image": {"count": 8, "width": 512}}')).value == "4"
+    # V0 profiles every dummy sequence with the full image count, so halving it halves that part.
+    v0 = {"engine": "v0"}
+    assert resolve("mm_image_limit", facts(limit_mm_per_prompt='{"image": 10, "video": 1}', **v0)).value == "5"
+    assert resolve("mm_image_limit", facts(limit_mm_per_prompt="image=12,video=0", **v0)).value == "6"
+    assert resolve("mm_image_limit", facts(limit_mm_per_prompt='{"image": {"count": 8, "width": 512}}', **v0)).value == "4"
 
 
-def test_image_limit_from_context_when_no_limit_is_set() -> None:
-    r = resolve("mm_image_limit", facts(max_model_len=65536))
-    assert r.value == "4"  # 65,536 / 16,384 worst-case tokens per Qwen2.5-VL image
+def test_image_limit_is_kept_on_v1_where_the_encoder_budget_sizes_the_pass() -> None:
+    r = resolve("mm_image_limit", facts(vllm_version="0.9.0", limit_mm_per_prompt='{"image": 12, "video": 0}'))
+    assert r.value == "12"
+    assert "encoder budget" in r.why.en and "encoder 预算" in r.why.zh
+
+
+def test_image_limit_without_a_limit_v0_default_one_v1_placeholder() -> None:
+    assert resolve("mm_image_limit", facts(vllm_version="0.7.3", max_model_len=65536)).value == "1"
+    r = resolve("mm_image_limit", facts(vllm_version="0.11.0", max_model_len=65536))
+    assert r.value is None and r.placeholder == "<IMAGES>"
 
 
 def test_max_pixels_share_the_context_between_images_and_text() -> None:

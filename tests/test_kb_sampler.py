@@ -217,9 +217,11 @@ def test_deepgemm_is_switched_by_the_variable() -> None:
 def test_multimodal_limit_spelling_by_release() -> None:
     base = {"limit_mm_per_prompt": '{"image": 8, "video": 1}', "max_model_len": 32768}
     ok, text = script("multimodal-profile", "zero-unused-modalities", facts(vllm_version="0.8.4", **base))
-    assert ok and "--limit-mm-per-prompt image=4,video=0" in text
+    assert ok and "--limit-mm-per-prompt image=8,video=0" in text  # V1: the image count is kept
+    ok, text = script("multimodal-profile", "zero-unused-modalities", facts(vllm_version="0.8.4", engine="v0", **base))
+    assert ok and "--limit-mm-per-prompt image=4,video=0" in text  # V0: halved
     ok, text = script("multimodal-profile", "zero-unused-modalities", facts(vllm_version="0.10.0", **base))
-    assert ok and """--limit-mm-per-prompt '{"image": 4, "video": 0}'""" in text
+    assert ok and """--limit-mm-per-prompt '{"image": 8, "video": 0}'""" in text
     ok, text = script("multimodal-profile", "language-model-only", facts(vllm_version="0.17.0"))
     assert ok and "--language-model-only" in text
     ok, text = script("multimodal-profile", "language-model-only", facts(vllm_version="0.16.0"))

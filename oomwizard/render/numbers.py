@@ -89,7 +89,7 @@ def default_max_num_seqs(facts: FactSet) -> tuple[int, str]:
     total = facts.value("gpu_mem_total_bytes") or (
         int(facts.value("startup_total_gib") * GIB) if facts.value("startup_total_gib") else None
     )
-    name = str(facts.value("gpu_name") or "")
+    name = str(facts.value("gpu_name") or "").upper()
     if v is not None and v < Version.parse("0.8.0") and engine != "v1":
         return 256, f"vLLM {v} runs the V0 engine by default (256)"
     if v is not None and v < Version.parse("0.8.4"):

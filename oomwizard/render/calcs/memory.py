@@ -110,11 +110,17 @@ def default_max_num_batched_tokens(facts: FactSet) -> tuple[int, str] | None:
     if total is None:
         return 2048, "V1 default on GPUs under 70 GiB (8192 on larger ones)"
     gib = total[0]
-    name = str(facts.value("gpu_name") or "")
+    name = str(facts.value("gpu_name") or "").lower()
     early = v is not None and v < Version.parse("0.8.5")
-    big = ("H100" in name or "H200" in name) if early else gib >= 70
+    if early:
+        big = "h100" in name or "h200" in name
+    else:
+        # From 0.9.0 the A100 stays in the small tier whatever its memory (same rule as max_num_seqs).
+        big = gib >= 70 and not ("a100" in name and (v is None or v >= Version.parse("0.9.0")))
     if big and v is not None and v >= Version.parse("0.33.0") and gib >= 160:
         return 16384, f"vLLM {v} default for GPUs of 160 GiB or more"
+    if not big and "a100" in name and gib >= 70:
+        return 2048, "V1 default: an A100 stays in the small tier from 0.9.0"
     return (8192, "V1 default for this GPU") if big else (2048, "V1 default for this GPU")
 
 
@@ -211,8 +217,13 @@ def gpu_util_fit_free(facts: FactSet) -> Computed | None:
     free, total = free_gib(facts), total_gib(facts)
     if free is None or total is None:
         return None
-    util = _floor2((free[0] - STARTUP_MARGIN_GIB) / total[0])
+    util = min(UTIL_CEILING, _floor2((free[0] - STARTUP_MARGIN_GIB) / total[0]))
     if util <= 0.05:
+        return None
+    cur, _ = current_util(facts)
+    if util >= cur:
+        # The GPU has what the current setting asks for (NVML read it after the culprit left):
+        # there is nothing to lower; restarting on the now-free GPU is the fix.
         return None
     names = (free[1], total[1])
     extra_en = extra_zh = ""
@@ -243,6 +254,10 @@ def gpu_util_lower(facts: FactSet) -> Computed | None:
     if new < 0.05:
         return None
     total = total_gib(facts)
+    weights = _num(facts, "weights_gib")
+    if total is not None and weights and new * total[0] < weights + 1:
+        # A budget that no longer covers the weights fails at start-up with no KV cache at all.
+        return None
     gib_en = gib_zh = ""
     if total is not None:
         moved = (cur - new) * total[0]
@@ -367,7 +382,8 @@ def _util_from_deficit(facts: FactSet, total: tuple[float, str]) -> Computed | N
 
 def _bytes_calc(facts: FactSet, name: str, en: str, zh: str) -> Computed | None:
     b = _num(facts, name)
-    if not b:
+    if not b or b <= 0:
+        # A start whose charges exceed the budget prints a negative "fit" figure: nothing to paste.
         return None
     return Computed(
         str(int(b)),
@@ -435,12 +451,15 @@ def serving_max_num_batched_tokens(facts: FactSet) -> Computed | None:
         else:
             n, basis = d
     new = max(512, pow2_floor(n / 2))
-    seqs = _num(facts, "max_num_seqs")
+    seqs, seqs_basis = current_max_num_seqs(facts)
     floor_en = floor_zh = ""
-    if seqs and new < seqs:
+    if new < seqs:
+        # vLLM refuses max_num_batched_tokens below max_num_seqs (the default counts too).
         new = int(seqs)
-        floor_en = f" vLLM requires at least max_num_seqs ({int(seqs)}), so {new}."
-        floor_zh = f" vLLM 要求不小于 max_num_seqs（{int(seqs)}），因此取 {new}。"
+        floor_en = f" vLLM requires at least max_num_seqs ({int(seqs)}, {seqs_basis}), so {new}; lower --max-num-seqs to go further."
+        floor_zh = f" vLLM 要求不小于 max_num_seqs（{int(seqs)}，{seqs_basis}），因此取 {new}；要再降低请同时调低 --max-num-seqs。"
+    if new >= n:
+        return None
     return Computed(
         str(new),
         Text(
@@ -605,6 +624,10 @@ def cpu_offload_gb_fit(facts: FactSet) -> Computed | None:
             f"{how_zh}（{_src(facts, *names)}）；每卡 {per_gpu:.2f} GiB，可用 {budget:.2f} GiB"
             f"（{total[0]:.2f} x {util} - {WEIGHT_RESERVE_GIB:.0f}）；需要 {gb} GiB 放在主机内存"
         )
+    per_gpu_weights = _num(facts, "weights_gib")
+    if per_gpu_weights and gb > per_gpu_weights - 1:
+        # Only weights can be offloaded: a shortfall larger than this GPU's share of them cannot be met.
+        return None
     host = _num(facts, "host_mem_available_bytes")
     gpus = int(_num(facts, "gpu_count") or _num(facts, "tp") or 1)
     if host:
@@ -636,9 +659,11 @@ def swap_space_fit(facts: FactSet) -> Computed | None:
         str(val),
         Text(
             f"host RAM is {gib:.0f} GiB ({_src(facts, 'host_mem_total_bytes')}) for {gpus} GPU worker(s) (TP); "
-            f"30% of it per worker is {val} GiB, under the 40% warning and the 70% refusal.",
+            f"30% of it split over them is {val} GiB each ({val} x {gpus} = {val * gpus} GiB in all), under the 40% "
+            "warning and the 70% refusal that vLLM applies to swap_space x TP.",
             f"主机内存 {gib:.0f} GiB（{_src(facts, 'host_mem_total_bytes')}），{gpus} 个 GPU worker（TP）；"
-            f"每个 worker 取 30% 为 {val} GiB，低于 40% 的警告线和 70% 的拒绝线。",
+            f"取其 30% 平分后每个 worker {val} GiB（{val} x {gpus} = 共 {val * gpus} GiB），低于 vLLM 对 swap_space x TP "
+            "设定的 40% 警告线和 70% 拒绝线。",
         ),
         ("host_mem_total_bytes", "tp"),
     )

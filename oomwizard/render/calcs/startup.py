@@ -1,9 +1,10 @@
 """Numbers for the start-up profiling leaves: a token budget that fits, multimodal limits.
 
 vLLM sizes the KV cache after one dummy forward pass of ``max_num_batched_tokens`` tokens (V1), and
-for multimodal models after running the encoder on the largest inputs ``limit_mm_per_prompt`` and
-the processor allow. When that pass itself runs out of memory, the activations that scale with the
-token count are what must shrink; each calculation shows its arithmetic from the facts it used.
+for multimodal models after running the encoder on the largest inputs the processor allows: on V1
+as many items of one modality as fill the encoder budget, on V0 ``limit_mm_per_prompt`` items per
+dummy sequence. When that pass itself runs out of memory, what scales with it must shrink; each
+calculation shows its arithmetic from the facts it used.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import re
 from ...facts.model import FactSet
 from ...i18n import Text
 from ...versions import Version
-from ..numbers import GIB, MIB, Computed, calc, floor_to
+from ..numbers import MIB, Computed, calc, floor_to
+from .memory import current_max_num_seqs, default_max_num_batched_tokens, total_gib
 
 MIN_TOKENS = 512
 """Below this the pass no longer fits a useful prefill chunk; the problem is elsewhere (weights, TP)."""
@@ -26,12 +28,10 @@ but the one that failed is rarely the only one alive."""
 QWEN_VL_PIXELS_PER_TOKEN = 28 * 28
 """Qwen2-VL / Qwen2.5-VL: 14-pixel patches merged 2 x 2, so one vision token covers 28 x 28 pixels."""
 
-QWEN_VL_MAX_TOKENS_PER_IMAGE = 16384
-"""The worst case vLLM profiles per image for Qwen2.5-VL by default (its profiling warning says so)."""
-
 TARGET_TOKENS_PER_IMAGE = 4096
 """About 3.2 megapixels (1792 x 1792) for Qwen-VL: larger than most real inputs, a quarter of the
-worst case that start-up profiles by default. Operators with bigger images raise it."""
+16,384-token worst case that start-up profiles per Qwen2.5-VL image by default (its profiling
+warning says so). Operators with bigger images raise it."""
 
 
 def _int(facts: FactSet, name: str) -> int | None:
@@ -63,16 +63,18 @@ def current_batched_tokens(facts: FactSet) -> tuple[int, Text] | None:
             f"V0 without chunked prefill profiles max(max_model_len, 2048) = {n:,} tokens",
             f"V0 未开启分块 prefill 时按 max(max_model_len, 2048) = {n:,} 个 token 做分析",
         )
-    total = _int(facts, "gpu_mem_total_bytes") or _int(facts, "oom_total_bytes")
-    v = Version.try_parse(facts.value("vllm_version"))
+    total = total_gib(facts)
     if total is None:
         return None
-    n = 8192 if total >= 70 * GIB else 2048
-    if v is not None and v >= Version.parse("0.33.0") and total >= 160 * GIB:
-        n = 16384
+    default = default_max_num_batched_tokens(facts)
+    if default is None:
+        return None
+    n, _ = default
+    name = str(facts.value("gpu_name") or "")
+    gpu = f"{name}, {total[0]:.0f} GiB" if name else f"{total[0]:.0f} GiB"
     return n, Text(
-        f"max_num_batched_tokens = {n:,} (the V1 default for a {total / GIB:.0f} GiB GPU)",
-        f"max_num_batched_tokens = {n:,}（{total / GIB:.0f} GiB GPU 上的 V1 默认值）",
+        f"max_num_batched_tokens = {n:,} (vLLM's V1 default on this GPU, {gpu})",
+        f"max_num_batched_tokens = {n:,}（vLLM 在这张 GPU 上的 V1 默认值，{gpu}）",
     )
 
 
@@ -93,7 +95,8 @@ def profile_max_num_batched_tokens(facts: FactSet) -> Computed | None:
     tokens, tokens_why = cur
     requested = _int(facts, "oom_requested_bytes")
     free = _int(facts, "oom_free_bytes")
-    floor_at = max(MIN_TOKENS, _int(facts, "max_num_seqs") or 0)
+    # vLLM refuses a token budget below max_num_seqs, and the hardware default counts too.
+    floor_at = max(MIN_TOKENS, current_max_num_seqs(facts)[0])
     if requested and free is not None and requested > free:
         ratio = free * SAFETY / requested
         new = max(floor_at, floor_to(tokens * ratio, 256))
@@ -146,41 +149,67 @@ def image_limit(facts: FactSet) -> tuple[int, str] | None:
     return (int(m.group(1)), text) if m else None
 
 
+def _runs_v0(facts: FactSet) -> bool:
+    """The V0 engine profiles images per dummy sequence; V1 (default from 0.8.0) by encoder budget."""
+    engine = facts.value("engine")
+    if engine is not None:
+        return engine == "v0"
+    v = Version.try_parse(facts.value("vllm_version"))
+    return v is not None and v < Version.parse("0.8.0")
+
+
 @calc(
     "mm_image_limit",
-    Text("Images per prompt that the profiling pass can hold", "内存分析能容纳的每个 prompt 图片数"),
+    Text("Images per prompt to keep in limit_mm_per_prompt", "limit_mm_per_prompt 中保留的每个 prompt 图片数"),
     "<IMAGES>",
 )
 def mm_image_limit(facts: FactSet) -> Computed | None:
-    """Half the current image limit; without one, as many worst-case images as max_model_len holds."""
+    """V0: half the limit (each profiled sequence carries that many images). V1: the limit you have.
+
+    V1 runs the encoder on as many worst-case items of one modality as fill its encoder budget
+    (max(max_num_batched_tokens, the largest item)), so the per-prompt count does not size that
+    pass; only what the operator really sends belongs there. Unknown on V1 stays a placeholder.
+    """
     cur = image_limit(facts)
-    if cur is not None and cur[0] > 1:
-        n, text = cur
-        new = max(1, n // 2)
-        return Computed(
-            str(new),
-            Text(
-                f"limit_mm_per_prompt = {text} ({facts.get('limit_mm_per_prompt').source}); the encoder is profiled on "
-                f"{n} maximum-size images, so half as many, {new}, halves that pass.",
-                f"limit_mm_per_prompt = {text}（{facts.get('limit_mm_per_prompt').source}）；编码器按 {n} 张最大尺寸的图片做分析，"
-                f"减半为 {new} 张，这部分分析的开销也减半。",
-            ),
-            ("limit_mm_per_prompt",),
-        )
-    mml = _int(facts, "max_model_len")
-    if mml:
-        new = max(1, mml // QWEN_VL_MAX_TOKENS_PER_IMAGE)
-        return Computed(
-            str(new),
-            Text(
-                f"max_model_len = {mml:,} ({_src(facts, 'max_model_len')}); a worst-case Qwen2.5-VL image is "
-                f"{QWEN_VL_MAX_TOKENS_PER_IMAGE:,} tokens, so {new} fit in one prompt.",
-                f"max_model_len = {mml:,}（{_src(facts, 'max_model_len')}）；Qwen2.5-VL 最坏情况下一张图为 "
-                f"{QWEN_VL_MAX_TOKENS_PER_IMAGE:,} 个 token，因此一个 prompt 能容纳 {new} 张。",
-            ),
-            ("max_model_len",),
-        )
-    return None
+    source = facts.get("limit_mm_per_prompt").source if cur is not None else ""
+    if _runs_v0(facts):
+        if cur is not None and cur[0] > 1:
+            n, text = cur
+            new = max(1, n // 2)
+            return Computed(
+                str(new),
+                Text(
+                    f"limit_mm_per_prompt = {text} ({source}); the V0 engine profiles every dummy sequence with "
+                    f"{n} maximum-size images, so half as many, {new}, halves that part of the pass.",
+                    f"limit_mm_per_prompt = {text}（{source}）；V0 引擎的每条虚拟序列都带 {n} 张最大尺寸的图片做分析，"
+                    f"减半为 {new} 张，这部分开销也减半。",
+                ),
+                ("limit_mm_per_prompt",),
+            )
+        if cur is None:
+            return Computed(
+                "1",
+                Text(
+                    "no limit_mm_per_prompt was given, and the V0 engine's default is one image per prompt.",
+                    "没有设置 limit_mm_per_prompt，V0 引擎的默认值是每个 prompt 一张图片。",
+                ),
+                ("limit_mm_per_prompt",),
+            )
+        return None
+    if cur is None:
+        return None
+    n, text = cur
+    return Computed(
+        str(n),
+        Text(
+            f"limit_mm_per_prompt = {text} ({source}), kept: on the V1 engine the image count does not size the "
+            "encoder's profiling pass (the encoder budget does), so keep the number your largest request carries "
+            "and shrink the image size or drop unused modalities instead.",
+            f"limit_mm_per_prompt = {text}（{source}），保持不变：在 V1 引擎上，图片数量并不决定编码器分析的规模"
+            "（决定它的是 encoder 预算），所以保留你最大请求实际携带的数量，改为缩小图片尺寸或去掉不用的模态。",
+        ),
+        ("limit_mm_per_prompt",),
+    )
 
 
 @calc(
