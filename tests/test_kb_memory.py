@@ -297,3 +297,62 @@ def test_nothing_known_ends_in_triage_with_debug_logging(version: str) -> None:
     assert leaf_for(fs).id == "oom-triage"
     cmd = script("oom-triage", "debug-logging", fs)[1]
     assert "export VLLM_LOGGING_LEVEL=DEBUG" in cmd
+
+
+# --- the trunk's engine and model-runner suggestions (vllm-facts §1) ------------------------------
+
+
+def suggested(question: str, **values: object) -> str | None:
+    s = suggest(kb().questions[question], facts(**values))
+    return None if s is None else s.answer
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ({"vllm_version": "0.7.3"}, "v0"),
+        ({"vllm_version": "0.7.3", "env_vllm_use_v1": "1"}, "v1"),
+        ({"vllm_version": "0.8.0"}, "v1"),
+        ({"vllm_version": "0.10.2", "env_vllm_use_v1": "0"}, "v0"),
+        ({"vllm_version": "0.11.0", "env_vllm_use_v1": "0"}, "v1"),  # V0 is gone; 0.11.0 refuses the switch
+        ({"vllm_version": "0.33.0"}, "v1"),
+    ],
+)
+def test_engine_suggestion_follows_the_release(values: dict[str, object], expected: str) -> None:
+    assert suggested("engine", **values) == expected
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ({"vllm_version": "0.11.2"}, "v1"),
+        ({"vllm_version": "0.15.0"}, "v1"),
+        ({"vllm_version": "0.15.0", "env_vllm_use_v2_model_runner": "1"}, "v2"),
+        ({"vllm_version": "0.22.0", "model_arch": "Qwen3ForCausalLM"}, "v2"),
+        ({"vllm_version": "0.22.0", "model_arch": "Qwen3ForCausalLM", "quantization": "fp8"}, "v1"),
+        ({"vllm_version": "0.22.0", "model_arch": "LlamaForCausalLM"}, "v1"),
+        ({"vllm_version": "0.23.0", "model_arch": "LlamaForCausalLM"}, "v2"),
+        ({"vllm_version": "0.23.0", "model_arch": "LlamaForCausalLM", "quantization": "awq"}, "v1"),
+        # 0.24 takes the listed architectures quantized too
+        ({"vllm_version": "0.24.0", "model_arch": "LlamaForCausalLM", "quantization": "awq"}, "v2"),
+        ({"vllm_version": "0.24.0", "model_arch": "Qwen2MoeForCausalLM"}, "v2"),
+        ({"vllm_version": "0.24.0", "model_arch": "GemmaForCausalLM"}, "v1"),
+        ({"vllm_version": "0.25.0", "is_moe": False}, "v2"),
+        ({"vllm_version": "0.25.0", "is_moe": True, "model_arch": "Qwen3MoeForCausalLM"}, "v1"),
+        ({"vllm_version": "0.26.0", "is_moe": True, "model_arch": "LongcatFlashNgramForCausalLM"}, "v2"),
+        ({"vllm_version": "0.26.0", "is_moe": True, "model_arch": "KimiK3ForConditionalGeneration"}, "v1"),
+        ({"vllm_version": "0.27.0", "is_moe": True, "model_arch": "KimiK3ForConditionalGeneration"}, "v2"),
+        ({"vllm_version": "0.28.0", "is_moe": True, "model_arch": "DeepseekV4ForCausalLM"}, "v2"),
+        ({"vllm_version": "0.29.0", "is_moe": True}, "v2"),
+        ({"vllm_version": "0.30.0", "platform": "rocm", "model_arch": "GlmMoeDsaForCausalLM"}, "v1"),
+        ({"vllm_version": "0.32.0", "platform": "rocm", "model_arch": "DeepseekV4ForCausalLM"}, "v2"),
+        ({"vllm_version": "0.30.0", "env_vllm_use_v2_model_runner": "0"}, "v1"),
+    ],
+)
+def test_model_runner_suggestion_follows_each_releases_default(values: dict[str, object], expected: str) -> None:
+    assert suggested("model_runner", **values) == expected
+
+
+@pytest.mark.parametrize("version", ["0.22.0", "0.25.0", "0.28.0"])
+def test_model_runner_is_asked_when_what_decides_is_unknown(version: str) -> None:
+    assert suggested("model_runner", vllm_version=version) is None
