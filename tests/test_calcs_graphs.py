@@ -74,7 +74,7 @@ def test_util_from_a_capture_that_finished_before() -> None:
 def test_zero_estimate_of_model_runner_v2_is_not_a_measurement() -> None:
     fs = facts(vllm_version="0.25.0", gpu_mem_total_bytes=H200_BYTES, cudagraph_estimate_gib=0.0)
     assert value("cudagraph_gpu_util", fs) == "0.87"
-    assert "no log line measured the graph memory" in why("cudagraph_gpu_util", fs)
+    assert "no log line measured what the graphs need" in why("cudagraph_gpu_util", fs)
 
 
 def test_fallback_step_uses_the_release_default() -> None:
@@ -117,6 +117,54 @@ def test_capture_size_halves_vllms_automatic_limit() -> None:
     fs = facts(vllm_version="0.20.0", gpu_mem_total_bytes=H200_BYTES)
     assert value("cudagraph_max_capture_size", fs) == "256"
     assert "min(2 x 1024, 512) = 512" in why("cudagraph_max_capture_size", fs)
+
+
+def test_capture_limit_follows_the_engine_and_release() -> None:
+    # V0 captures up to max_num_seqs: halving min(2 x 256, 512) would change nothing there
+    v0 = facts(vllm_version="0.6.6", engine="v0", max_num_seqs=256)
+    assert value("cudagraph_max_capture_size", v0) == "128"
+    assert "V0 engine captures batch sizes up to max_num_seqs, 256" in why("cudagraph_max_capture_size", v0)
+    # before 0.10.0 (vllm#20628) the V1 default list is 512 whatever max_num_seqs is
+    v1_old = facts(vllm_version="0.9.2", max_num_seqs=128)
+    assert value("cudagraph_max_capture_size", v1_old) == "256"
+    assert "up to 512 whatever max_num_seqs is" in why("cudagraph_max_capture_size", v1_old)
+    assert value("cudagraph_max_capture_size", facts(vllm_version="0.10.0", max_num_seqs=128)) == "128"
+
+
+def test_fewer_sequences_say_when_the_capture_list_does_not_follow() -> None:
+    assert value("cudagraph_max_num_seqs", facts(vllm_version="0.6.6", engine="v0", max_num_seqs=256)) == "128"
+    assert "shrinks with it" in why("cudagraph_max_num_seqs", facts(vllm_version="0.20.0", max_num_seqs=256))
+    text = why("cudagraph_max_num_seqs", facts(vllm_version="0.9.2", max_num_seqs=256))
+    assert "stays at 512" in text and "capture-size fix" in text
+
+
+def test_an_estimate_already_kept_out_is_not_given_back_twice() -> None:
+    # 0.20.0, V1 runner by default: the log's estimate was already subtracted from the KV cache
+    base = dict(
+        vllm_version="0.20.0",
+        gpu_mem_total_bytes=24 * GIB,
+        cudagraph_estimate_gib=0.9,
+        oom_private_pools_bytes=int(1.1 * GIB),
+        oom_requested_bytes=200 * MIB,
+    )
+    # (1.30 - 0.90 + 0.5) / 24 = 0.0375 -> 0.04; 0.92 - 0.04 = 0.88
+    assert value("cudagraph_gpu_util", facts(**base)) == "0.88"
+    assert "1.30 GiB - 0.90 GiB = 0.40 GiB is missing" in why("cudagraph_gpu_util", facts(**base))
+    # model runner V2 on 0.25 reported 0, so nothing was kept out: the whole 1.30 GiB counts
+    v2 = facts(**{**base, "vllm_version": "0.25.0", "model_runner": "v2"})
+    assert value("cudagraph_gpu_util", v2) == "0.84"
+    # an estimate typed in from another run was not applied to the failing one
+    typed = FactSet.of(
+        [*(f for f in facts(**base) if f.name != "cudagraph_estimate_gib"), Fact("cudagraph_estimate_gib", 0.9, "answered", kind="answered")]
+    )
+    assert value("cudagraph_gpu_util", typed) == "0.84"
+    # the estimate alone, already applied, measures nothing new: a fixed step, said so
+    only = facts(vllm_version="0.20.0", gpu_mem_total_bytes=24 * GIB, cudagraph_estimate_gib=0.9)
+    assert value("cudagraph_gpu_util", only) == "0.87"
+    assert "already kept its estimate of 0.90 GiB" in why("cudagraph_gpu_util", only)
+    missing = int(1.1 * GIB) + 200 * MIB - int(0.9 * GIB)
+    expected = (int(3.2 * GIB) - missing - 512 * MIB) // MIB * MIB
+    assert value("cudagraph_kv_cache_bytes", facts(**{**base, "kv_cache_gib": 3.2})) == str(expected)
 
 
 def test_capture_sizes_config_is_valid_json_in_vllms_pattern() -> None:

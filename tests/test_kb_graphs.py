@@ -151,6 +151,53 @@ def test_fewer_capture_sizes_uses_each_releases_spelling(version: str, expected:
     assert ok and expected in cmd
 
 
+def test_nccl_cumem_is_a_caveat_not_a_fix() -> None:
+    # NCCL 2.22.3 fixed the cuMem capture overhead and vllm#24141 stopped overriding the variable
+    leaf = kb().leaves["cudagraph-capture"]
+    assert not any(n == "NCCL_CUMEM_ENABLE" for f in leaf.fixes for v in f.variants for n in v.unset_env)
+    assert any("vllm#24141" in c.en for c in leaf.caveats)
+
+
+def test_fewer_sequences_is_offered_for_the_v0_engine() -> None:
+    fs = facts(vllm_version="0.6.6", engine="v0", max_num_seqs=256, serve_command="vllm serve m --max-num-seqs 256")
+    ok, cmd = script("cudagraph-capture", "lower-max-num-seqs", fs)
+    assert ok and cmd == "vllm serve m --max-num-seqs 128"
+    costs = [f.cost for f in kb().leaves["cudagraph-capture"].fixes]
+    order = ["none", "low", "medium", "high", "upgrade"]
+    assert costs == sorted(costs, key=order.index)
+
+
+GOOD_CAPTURE_LINES = (
+    # V0 0.6.x, V1 runner 0.2x, model runner V2: the same line in each
+    "INFO 12-24 06:17:49 model_runner.py:1527] Graph capturing finished in 71 secs, took 6.56 GiB",
+    "(EngineCore pid=4113) INFO 08-14 14:07:22 [gpu_model_runner.py:4512] Graph capturing finished in 14 secs, took 1.34 GiB",
+    "(Worker_TP1 pid=3264436) INFO 07-14 09:50:23 [model_runner.py:729] Graph capturing finished in 15 secs, took 2.04 GiB",
+    "(EngineCore_DP0 pid=77) INFO 03-02 10:11:12 [gpu_model_runner.py:4100] Graph capturing finished in 3 secs, took -0.12 GiB",
+)
+
+
+@pytest.mark.parametrize("leaf_id", ["cudagraph-capture", "mrv2-cudagraph-profile-zero", "mrv2-cudagraph-profile-zero-deepseek-v4"])
+def test_capture_checks_match_the_real_log_lines(leaf_id: str) -> None:
+    import re
+
+    present = [c.auto.log_present for c in kb().leaves[leaf_id].checks if c.auto and c.auto.log_present]
+    capture = next(p for p in present if "Graph capturing finished" in p)
+    for line in GOOD_CAPTURE_LINES:
+        assert re.search(capture, line), (leaf_id, line)
+    absent = [c.auto.log_absent for c in kb().leaves[leaf_id].checks if c.auto and c.auto.log_absent]
+    oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 896.00 MiB. GPU 3 has a total capacity of 44.39 GiB"
+    assert any(re.search(p, oom) for p in absent)
+    assert not any(re.search(p, line) for p in absent for line in GOOD_CAPTURE_LINES)
+
+
+def test_eager_mode_satisfies_the_capture_check_of_the_general_leaf() -> None:
+    import re
+
+    line = "(EngineCore pid=9) INFO 05-01 [core.py:93] Initializing a V1 LLM engine (v0.20.0) with config: model='m', enforce_eager=True, kv_cache_dtype=auto"
+    present = [c.auto.log_present for c in kb().leaves["cudagraph-capture"].checks if c.auto and c.auto.log_present]
+    assert any(re.search(p, line) for p in present)
+
+
 def test_estimate_variable_exists_only_from_0_18() -> None:
     assert script("cudagraph-capture", "estimate-graphs-in-budget", facts(vllm_version="0.17.0"))[0] is False
     ok, cmd = script("cudagraph-capture", "estimate-graphs-in-budget", facts(vllm_version="0.18.0"))

@@ -25,6 +25,7 @@ import shlex
 
 from ...facts.model import FactSet
 from ...i18n import Text
+from ...versions import Version
 from ..numbers import (
     GIB,
     MIB,
@@ -48,7 +49,17 @@ MIN_UTIL = 0.10
 """Below this the model itself no longer fits next to the graphs: other fixes must come first."""
 
 DEFAULT_MAX_CAPTURE = 512
-"""vLLM's automatic largest capture size is min(2 x max_num_seqs, 512) (0.9.0+)."""
+"""The V1 engine's automatic largest capture size: 512 up to 0.9.x, min(2 x max_num_seqs, 512) from
+0.10.0 (vllm#20628); the V0 engine captures up to max_num_seqs instead."""
+
+MAX_CAPTURE_FOLLOWS_SEQS = Version.parse("0.10.0")
+"""First release whose default capture list follows max_num_seqs on the V1 engine (vllm#20628)."""
+
+ESTIMATE_APPLIED_BY_DEFAULT = Version.parse("0.20.0")
+"""From this release the V1 runner's CUDA graph estimate is kept out of the KV cache by default."""
+
+MRV2_ESTIMATE_REAL = Version.parse("0.29.0")
+"""Model runner V2 measures its graphs from this release (vllm#53306); before, it reported 0."""
 
 SPEC_LOGITS_BYTES = 4
 """The rejection sampler's float32 copy of the expanded logits: 4 bytes per element."""
@@ -150,6 +161,61 @@ def graph_need_bytes(facts: FactSet) -> tuple[int, Text, tuple[str, ...]] | None
     return best[0], Text(f"{en}; we take the largest, {_gib(best[0])}", f"{zh}；取其中最大者 {_gib(best[0])}"), names
 
 
+def reserved_estimate_bytes(facts: FactSet) -> tuple[int, Text] | None:
+    """The graph estimate the failing run already kept out of its KV cache, when we can tell.
+
+    Only the V1 runner's estimate counts (model runner V2 reported 0 until 0.29.0), and only where
+    vLLM subtracts it by default (0.20.0+). The "Estimated CUDA graph memory" line comes from the V1
+    runner; a figure typed in from another run, or a runner we cannot name on 0.22.0-0.28.0 (where
+    V2 may have been the default), is not taken as reserved: counting it twice only costs KV cache,
+    counting it wrongly as reserved would leave the graphs short again.
+    """
+    estimate = _num(facts, "cudagraph_estimate_gib")
+    v = Version.try_parse(facts.value("vllm_version"))
+    if not estimate or estimate <= 0 or v is None or v < ESTIMATE_APPLIED_BY_DEFAULT:
+        return None
+    f = facts.get("cudagraph_estimate_gib")
+    if f is None or f.kind != "log":
+        return None
+    runner = facts.value("model_runner")
+    if runner is None and facts.value("env_vllm_use_v2_model_runner") == "1":
+        runner = "v2"
+    if runner is None and v < Version.parse("0.22.0"):
+        runner = "v1"
+    if v < MRV2_ESTIMATE_REAL and runner != "v1":
+        return None
+    b = int(estimate * GIB)
+    return b, Text(
+        f"vLLM already kept its estimate of {_gib(b)} out of the KV cache ({f.source}; the default from 0.20.0 — "
+        "if you set VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0, use the other fix first)",
+        f"vLLM 已把其估算的 {_gib(b)} 留在 KV cache 之外（{f.source}；0.20.0 起的默认行为——"
+        "若你设置了 VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0，请先用另一项修复）",
+    )
+
+
+def measured_need_bytes(facts: FactSet) -> tuple[int, Text, tuple[str, ...]] | None:
+    """What the graphs were seen to need: a finished capture, or the failed capture's pools plus its request."""
+    names = ("cudagraph_actual_gib", "oom_private_pools_bytes", "oom_requested_bytes")
+    return graph_need_bytes(FactSet.of(f for f in (facts.get(n) for n in names) if f is not None))
+
+
+def _shortfall(facts: FactSet) -> tuple[int, Text, tuple[str, ...]] | None:
+    """Graph memory the KV cache must give up: all of it, or only what exceeded an estimate already kept out."""
+    reserved = reserved_estimate_bytes(facts)
+    if reserved is None:
+        return graph_need_bytes(facts)
+    measured = measured_need_bytes(facts)
+    if measured is None:
+        return None
+    r_b, r_why = reserved
+    m_b, m_why, m_names = measured
+    extra = max(0, m_b - r_b)
+    return extra, Text(
+        f"{m_why.en}; {r_why.en}; so {_gib(m_b)} - {_gib(r_b)} = {_gib(extra)} is missing",
+        f"{m_why.zh}；{r_why.zh}；因此缺少 {_gib(m_b)} - {_gib(r_b)} = {_gib(extra)}",
+    ), (*m_names, "cudagraph_estimate_gib")
+
+
 def _ceil2(x: float) -> float:
     """Round up to the next 0.01, tolerating float noise (0.07000000001 stays 0.07)."""
     return math.ceil(round(x * 100, 6)) / 100
@@ -168,20 +234,23 @@ def _floor2(x: float) -> float:
     "<FRACTION>",
 )
 def _cudagraph_gpu_util(facts: FactSet) -> Computed | None:
-    """current - (graph memory + margin) / total, rounded; a fixed step when nothing was measured."""
+    """current - (missing graph memory + margin) / total, rounded; a fixed step when nothing was measured."""
     util, util_why, util_names = current_util(facts)
     total = total_bytes(facts)
-    need = graph_need_bytes(facts)
+    need = _shortfall(facts)
     if need is None or total is None:
         new = round(util - FALLBACK_UTIL_STEP, 2)
         if new <= MIN_UTIL:
             return None
+        reserved = reserved_estimate_bytes(facts)
+        already_en = f"; {reserved[1].en} and the capture still failed" if reserved else ""
+        already_zh = f"；{reserved[1].zh}，而捕获仍然失败" if reserved else ""
         return Computed(
             f"{new:.2f}",
             Text(
-                f"{util_why.en}; no log line measured the graph memory, so we lower it by {FALLBACK_UTIL_STEP} to {new:.2f}; "
-                "the next start-up prints the real figure ('Graph capturing finished … took X GiB').",
-                f"{util_why.zh}；日志中没有测得 graph 显存的数字，因此先降低 {FALLBACK_UTIL_STEP} 到 {new:.2f}；"
+                f"{util_why.en}{already_en}; no log line measured what the graphs need, so we lower it by {FALLBACK_UTIL_STEP} "
+                f"to {new:.2f}; the next start-up prints the real figure ('Graph capturing finished … took X GiB').",
+                f"{util_why.zh}{already_zh}；日志中没有测得 graph 所需显存的数字，因此先降低 {FALLBACK_UTIL_STEP} 到 {new:.2f}；"
                 "下次启动会打印实际值（“Graph capturing finished … took X GiB”）。",
             ),
             util_names,
@@ -211,9 +280,9 @@ def _cudagraph_gpu_util(facts: FactSet) -> Computed | None:
     "<BYTES>",
 )
 def _cudagraph_kv_cache_bytes(facts: FactSet) -> Computed | None:
-    """The failing run's KV cache minus the graph memory and a margin, in whole MiB."""
+    """The failing run's KV cache minus the missing graph memory and a margin, in whole MiB."""
     kv = _num(facts, "kv_cache_gib")
-    need = graph_need_bytes(facts)
+    need = _shortfall(facts)
     if not kv or need is None:
         return None
     need_b, need_why, need_names = need
@@ -243,16 +312,49 @@ def _max_num_seqs(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
     return n_default, Text(f"max_num_seqs = {n_default} ({why})", f"max_num_seqs = {n_default}（{why}）"), ()
 
 
+def _runs_v0(facts: FactSet) -> bool:
+    """The V0 engine: said so, or a release before 0.8.0 without VLLM_USE_V1=1."""
+    engine = facts.value("engine")
+    v = Version.try_parse(facts.value("vllm_version"))
+    return engine == "v0" or (engine != "v1" and v is not None and v < Version.parse("0.8.0"))
+
+
+def capture_follows_max_num_seqs(facts: FactSet) -> bool:
+    """Whether lowering max_num_seqs shortens the default capture list on this engine and release."""
+    v = Version.try_parse(facts.value("vllm_version"))
+    return _runs_v0(facts) or v is None or v >= MAX_CAPTURE_FOLLOWS_SEQS
+
+
+def _round_up8(n: int) -> int:
+    return max(8, -(-n // 8) * 8)
+
+
 def capture_size_limit(facts: FactSet) -> tuple[int, int, Text, tuple[str, ...]]:
-    """(current automatic largest capture size, half of it as a multiple of 8, the arithmetic)."""
+    """(current automatic largest capture size, half of it as a multiple of 8, the arithmetic).
+
+    The V0 engine captures batch sizes up to max_num_seqs; the V1 engine up to 512 before 0.10.0 and
+    up to min(2 x max_num_seqs, 512) from 0.10.0 (vllm#20628).
+    """
     seqs, seqs_why, names = _max_num_seqs(facts)
-    current = min(2 * seqs, DEFAULT_MAX_CAPTURE)
+    v = Version.try_parse(facts.value("vllm_version"))
+    if _runs_v0(facts):
+        current = _round_up8(seqs)
+        rule_en = f"the V0 engine captures batch sizes up to max_num_seqs, {current} (rounded up to a multiple of 8)"
+        rule_zh = f"V0 引擎捕获的批大小最大到 max_num_seqs，即 {current}（向上取 8 的倍数）"
+    elif v is not None and v < MAX_CAPTURE_FOLLOWS_SEQS:
+        current = DEFAULT_MAX_CAPTURE
+        rule_en = f"the V1 engine of vLLM {v} captures batch sizes up to {current} whatever max_num_seqs is"
+        rule_zh = f"vLLM {v} 的 V1 引擎无论 max_num_seqs 是多少都捕获到 {current}"
+    else:
+        current = min(2 * seqs, DEFAULT_MAX_CAPTURE)
+        rule_en = f"vLLM captures batch sizes up to min(2 x {seqs}, {DEFAULT_MAX_CAPTURE}) = {current}"
+        rule_zh = f"vLLM 捕获的批大小上限为 min(2 x {seqs}, {DEFAULT_MAX_CAPTURE}) = {current}"
     new = max(8, current // 2 // 8 * 8)
     return current, new, Text(
-        f"{seqs_why.en}; vLLM captures batch sizes up to min(2 x {seqs}, {DEFAULT_MAX_CAPTURE}) = {current}; "
-        f"half of that (a multiple of 8) is {new}. If you set the sizes yourself, halve your own largest one instead.",
-        f"{seqs_why.zh}；vLLM 捕获的批大小上限为 min(2 x {seqs}, {DEFAULT_MAX_CAPTURE}) = {current}；"
-        f"减半（取 8 的倍数）为 {new}。如果你自己设置过捕获大小，请把你设置的最大值减半。",
+        f"{seqs_why.en}; {rule_en}; half of that (a multiple of 8) is {new}. If you set the sizes yourself, or run "
+        "speculative decoding (which scales the default), halve the largest size in your log's compilation config instead.",
+        f"{seqs_why.zh}；{rule_zh}；减半（取 8 的倍数）为 {new}。如果你自己设置过捕获大小，或启用了推测解码（它会放大默认值），"
+        "请把日志中编译配置里的最大尺寸减半。",
     ), names
 
 
@@ -279,6 +381,33 @@ def _cudagraph_capture_sizes_config(facts: FactSet) -> Computed | None:
     return Computed(
         value,
         Text(why.en + f" Listed as [1, 2, 4, 8, 16, …, {new}] ({len(sizes)} graphs).", why.zh + f" 列为 [1, 2, 4, 8, 16, …, {new}]（共 {len(sizes)} 个 graph）。"),
+        names,
+    )
+
+
+@calc(
+    "cudagraph_max_num_seqs",
+    Text("max_num_seqs halved, which also shortens the capture list", "减半的 max_num_seqs，同时缩短捕获列表"),
+    "<N>",
+)
+def _cudagraph_max_num_seqs(facts: FactSet) -> Computed | None:
+    """Half the current max_num_seqs as a power of two; says whether this release's capture list follows it."""
+    seqs, seqs_why, names = _max_num_seqs(facts)
+    new = max(1, pow2_floor(seqs / 2))
+    current, _, _, _ = capture_size_limit(facts)
+    v = Version.try_parse(facts.value("vllm_version"))
+    if capture_follows_max_num_seqs(facts):
+        tail_en = f"the capture list, now up to {current}, shrinks with it."
+        tail_zh = f"捕获列表（目前最大 {current}）随之缩短。"
+    else:
+        tail_en = (
+            f"on the V1 engine of vLLM {v} the capture list stays at {current} whatever max_num_seqs is, so this only "
+            "lowers concurrency: use the capture-size fix instead."
+        )
+        tail_zh = f"vLLM {v} 的 V1 引擎无论 max_num_seqs 多少都捕获到 {current}，因此这一步只会降低并发：请改用缩小捕获尺寸的修复。"
+    return Computed(
+        str(new),
+        Text(f"{seqs_why.en}; half of it, as a power of two, is {new}; {tail_en}", f"{seqs_why.zh}；减半并取 2 的幂为 {new}；{tail_zh}"),
         names,
     )
 
