@@ -259,3 +259,14 @@ def test_util_cover_non_kv_from_a_negative_kv_figure() -> None:
     # 0.9 + (1 + 2.14 + 0.25) / 79.19 = 0.9428 -> 0.95
     assert value("gpu_util_cover_non_kv", fs) == "0.95"
     assert "-2.14" in why("gpu_util_cover_non_kv", fs)
+
+
+def test_util_cover_non_kv_never_lowers_a_share_that_failed() -> None:
+    # 0.27.0 folds non-torch memory into "consumed"; only the weights are known, and the KV cache came
+    # out at -3 GiB at 0.92. Weights alone would say 0.78; the printed deficit says what is really missing.
+    fs = facts(vllm_version="0.27.0", weights_gib=60.0, kv_cache_gib=-3.0, startup_total_gib=79.19, gpu_memory_utilization=0.92)
+    # 0.92 + (1 + 3 + 0.25) / 79.19 = 0.9737 -> 0.98
+    assert value("gpu_util_cover_non_kv", fs) == "0.98"
+    # without the deficit, a breakdown that lands below the failed share gives no answer
+    partial = facts(vllm_version="0.27.0", weights_gib=60.0, startup_total_gib=79.19, gpu_memory_utilization=0.92)
+    assert value("gpu_util_cover_non_kv", partial) is None

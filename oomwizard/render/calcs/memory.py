@@ -331,8 +331,20 @@ def gpu_util_cover_non_kv(facts: FactSet) -> Computed | None:
     base = non_kv_gib(facts)
     if total is None:
         return None
+    deficit = _util_from_deficit(facts, total)
     if base is None:
-        return _util_from_deficit(facts, total)
+        return deficit
+    from_parts = _util_from_parts(facts, total, base)
+    # The breakdown may miss items (non-torch memory is folded into "consumed" from 0.27.0, and the
+    # activation peak is a DEBUG line on some releases); the KV figure the log printed already
+    # counts everything, so the larger of the two answers is the one that is not short.
+    options = [c for c in (from_parts, deficit) if c is not None]
+    if not options:
+        return None
+    return max(options, key=lambda c: float(c.value))
+
+
+def _util_from_parts(facts: FactSet, total: tuple[float, str], base: tuple[float, list[str]]) -> Computed | None:
     used, parts = base
     want = _num(facts, "kv_needed_gib") or 1.0
     want_en = "one max-length request" if _num(facts, "kv_needed_gib") else "a minimal 1 GiB"
@@ -340,6 +352,10 @@ def gpu_util_cover_non_kv(facts: FactSet) -> Computed | None:
     new = _ceil2((used + want + 0.25) / total[0])
     cap, cap_en, cap_zh = _cap(facts, total[0])
     if new > cap:
+        return None
+    stated = _num(facts, "gpu_memory_utilization")
+    if stated and new <= stated:
+        # Not above the share that just failed: the figures miss something, so no answer.
         return None
     names = (*parts, total[1])
     return Computed(
