@@ -241,6 +241,17 @@ def test_model_runner_v1_fallback_only_while_the_estimate_is_zero() -> None:
     assert ok and "vllm>=0.29.0" in cmd
 
 
+def test_deepseek_v4_on_0_28_tries_the_plain_v1_runner_first() -> None:
+    # vllm#52401 dropped the V1 + PIECEWISE refusal of vllm#51768; 0.28.0 ran V1 + FULL_AND_PIECEWISE (vllm#55486)
+    leaf = kb().leaves["mrv2-cudagraph-profile-zero-deepseek-v4"]
+    assert leaf.fixes[0].id == "use-v1-model-runner"
+    ok, cmd = script(leaf.id, "use-v1-model-runner", facts(vllm_version="0.28.0", serve_command="vllm serve deepseek-ai/DeepSeek-V4-Pro -tp 4"))
+    assert ok and cmd.splitlines() == ["export VLLM_USE_V2_MODEL_RUNNER=0", "vllm serve deepseek-ai/DeepSeek-V4-Pro -tp 4"]
+    assert any("vllm#52401" in c.en and "vllm#55486" in c.en for c in leaf.caveats)
+    # DeepSeek-V4-Pro (861B) never ran on 8x L40S: that environment belongs to the Llama report
+    assert "L40S" not in leaf.environment.en
+
+
 def test_deepseek_v4_fallback_pairs_the_v1_runner_with_full_decode_only() -> None:
     ok, cmd = script("mrv2-cudagraph-profile-zero-deepseek-v4", "v1-runner-full-decode-only", facts(vllm_version="0.28.0"))
     assert ok
