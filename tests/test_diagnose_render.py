@@ -94,7 +94,8 @@ def test_cli_json_on_the_demo() -> None:
     ev = data["matches"][0]["evidence"][0]
     assert set(ev) == {"file", "line", "text"}
     fact = data["facts"]["sampler_dummy_requests"]
-    assert fact["value"] == 1024 and fact["kind"] == "log" and fact["source"] == f"log line {fact['line']} ({DEMO_LOG})"
+    assert fact["value"] == 1024 and fact["kind"] == "log" and fact["source"] == f"{DEMO_LOG.name}:{fact['line']}"
+    assert fact["file"] == str(DEMO_LOG)
     assert data["inputs"] == [str(DEMO_LOG)]
     assert data["oom_messages"][0]["requested"] == 501 << 20
 

@@ -314,7 +314,7 @@ def test_facts_and_their_lines(name: str, diagnoses: dict[str, Diagnosis]) -> No
         else:
             assert value == expected, (fact, value)
         assert got.kind == "log" and got.file and got.file.endswith(name)
-        assert got.source == f"log line {got.line} ({got.file})"
+        assert got.source == f"{name}:{got.line}"
     for fact, (needle, last) in lines.items():
         got = d.facts.get(fact)
         assert got is not None, f"{name}: fact {fact} missing"

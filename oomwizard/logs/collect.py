@@ -19,6 +19,7 @@ from ..render.redact import redact_text
 from ..render.safe_text import printable
 from . import facts as fact_rules
 from .lines import Logical
+from .model import where
 from .reader import Anchor
 from .signatures import FRAME_RE, METHOD_RE, OOM_RE, OOM_TRIGGERS, SIGNATURES, TIMELINE, Signature
 from .torch_oom import TorchOom, parse_torch_oom
@@ -154,7 +155,7 @@ class Collector:
         if value is None or value == "":
             return
         self.facts[name] = Fact(
-            name, value, f"log line {lg.line} ({self.file})", kind="log",
+            name, value, where(self.file, lg.line), kind="log",
             detail=sanitize(lg.shown, 300), file=self.file, line=lg.line,
         )
 
@@ -166,7 +167,7 @@ class Collector:
         except FactValueError:
             return
         if value is not None:
-            self.facts[name] = Fact(name, value, f"log line {line} ({file})", kind="log", detail=detail,
+            self.facts[name] = Fact(name, value, where(file, line), kind="log", detail=detail,
                                     file=file, line=line)
 
     # --- lines --------------------------------------------------------------------------------

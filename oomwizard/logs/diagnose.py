@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from ..facts.model import Fact, FactSet
 from .collect import DENSE_ANCHORS, Collector, Failure
 from .lines import Joiner
-from .model import Diagnosis
+from .model import Diagnosis, where
 from .rank import frame_flags, rank
 from .reader import (
     ALL_LINES_LIMIT,
@@ -103,7 +103,7 @@ def diagnose_sources(sources: list[Source], *, exact_limit: int = EXACT_LIMIT,
 
 
 def _src(file: str, line: int) -> str:
-    return f"log line {line} ({file})"
+    return where(file, line)
 
 
 def _input_warnings(stats: ReadStats) -> list[str]:

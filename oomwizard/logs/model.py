@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import ntpath
+import posixpath
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..facts.model import FactSet
 from ..i18n import Text
+
+
+def where(file: str, line: int) -> str:
+    """A log line as an operator cites it: ``vllm.log:214`` (the file's own name, not its path)."""
+    name = ntpath.basename(posixpath.basename(file)) or file
+    return f"{name}:{line}"
 
 
 @dataclass(frozen=True)
