@@ -289,7 +289,7 @@ def test_unsetting_both_allocator_variables_keeps_the_command() -> None:
     fs = facts(vllm_version="0.24.0", serve_command="vllm serve deepseek-ai/DeepSeek-V4-Flash -tp 2 --trust-remote-code")
     ok, cmd = script("expandable-segments-custom-allreduce", "drop-expandable-segments", fs)
     assert ok
-    assert cmd.splitlines()[:2] == ["unset PYTORCH_CUDA_ALLOC_CONF", "unset PYTORCH_ALLOC_CONF"]
+    assert cmd.splitlines()[:3] == ["unset PYTORCH_CUDA_ALLOC_CONF", "unset PYTORCH_ALLOC_CONF", "unset PYTORCH_HIP_ALLOC_CONF"]
     assert cmd.splitlines()[-1] == "vllm serve deepseek-ai/DeepSeek-V4-Flash -tp 2 --trust-remote-code"
 
 
@@ -303,7 +303,39 @@ def test_real_p2p_check_clears_the_cache_first() -> None:
     ok, cmd = script("custom-allreduce-ipc", "real-p2p-check", facts(vllm_version="0.14.0"))
     lines = cmd.splitlines()
     assert ok and lines[0] == "export VLLM_SKIP_P2P_CHECK=0"
-    assert lines[1].startswith("rm -f ~/.cache/vllm/gpu_p2p_access_cache_for_")
+    # the cache follows VLLM_CACHE_ROOT, else XDG_CACHE_HOME, else ~/.cache
+    assert lines[1] == 'rm -f "${VLLM_CACHE_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/vllm}"/gpu_p2p_access_cache_for_*.json'
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'",
+        "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid argument'",
+        "Failed: /home/runner/work/vllm/vllm/csrc/custom_all_reduce.cuh:310 'invalid argument'",
+    ],
+)
+def test_allreduce_checks_catch_every_releases_line_number(line: str) -> None:
+    import re
+
+    for leaf_id in ("expandable-segments-custom-allreduce", "custom-allreduce-ipc"):
+        absent = [c.auto.log_absent for c in kb().leaves[leaf_id].checks if c.auto and c.auto.log_absent]
+        assert any(re.search(p, line) for p in absent), (leaf_id, line)
+
+
+def test_allreduce_success_lines_satisfy_the_checks() -> None:
+    import re
+
+    good = {
+        "expandable-segments-custom-allreduce": "(Worker_TP0 pid=1440) INFO 06-22 11:18:30 [custom_all_reduce.py:211] Registering 4902 cuda graph addresses",
+        "custom-allreduce-ipc": (
+            "(Worker_TP1 pid=1589) WARNING 05-11 03:01:18 [custom_all_reduce.py:165] Custom allreduce is disabled because your "
+            "platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly."
+        ),
+    }
+    for leaf_id, line in good.items():
+        present = [c.auto.log_present for c in kb().leaves[leaf_id].checks if c.auto and c.auto.log_present]
+        assert any(re.search(p, line) for p in present), leaf_id
 
 
 # --- the workspace lock ----------------------------------------------------------------------------
