@@ -270,3 +270,14 @@ def test_util_cover_non_kv_never_lowers_a_share_that_failed() -> None:
     # without the deficit, a breakdown that lands below the failed share gives no answer
     partial = facts(vllm_version="0.27.0", weights_gib=60.0, startup_total_gib=79.19, gpu_memory_utilization=0.92)
     assert value("gpu_util_cover_non_kv", partial) is None
+
+
+def test_prompt_logprobs_step_never_above_the_default_nor_below_max_num_seqs() -> None:
+    # A 32K vocabulary fits 4,096 tokens in 2 GiB, more than the 2,048 default of a 24 GiB GPU: no advice.
+    small_gpu = facts(vocab_size=32000, vllm_version="0.20.0", gpu_mem_total_bytes=24 * GIB)
+    assert value("logprobs_batched_tokens", small_gpu) is None
+    # Gemma's 262,144 entries fit 512 tokens, but an H200 runs 1,024 sequences by default.
+    gemma = facts(vocab_size=262144, vllm_version="0.20.0", gpu_mem_total_bytes=H200_BYTES, gpu_name="NVIDIA H200")
+    assert value("logprobs_batched_tokens", gemma) == "1024"
+    assert "lower --max-num-seqs" in why("logprobs_batched_tokens", gemma)
+    assert value("logprobs_batched_tokens", facts(vocab_size=262144, max_num_seqs=256, max_num_batched_tokens=8192)) == "512"

@@ -507,16 +507,28 @@ def logprobs_batched_tokens(facts: FactSet) -> Computed | None:
     raw = LOGITS_BUDGET_GIB * GIB / per_token
     new = max(256, pow2_floor(raw))
     cur = _num(facts, "max_num_batched_tokens")
+    if not cur:
+        default = default_max_num_batched_tokens(facts)
+        cur = default[0] if default is not None and facts.value("engine") != "v0" else None
+    seqs, seqs_basis = current_max_num_seqs(facts)
+    floor_en = floor_zh = ""
+    if new < seqs:
+        # vLLM refuses a step budget below max_num_seqs (the default counts too).
+        new = seqs
+        floor_en = f" vLLM needs at least max_num_seqs ({seqs}, {seqs_basis}), so {new:,}; lower --max-num-seqs as well to go further."
+        floor_zh = f" vLLM 要求不小于 max_num_seqs（{seqs}，{seqs_basis}），因此取 {new:,}；要再降低请同时调低 --max-num-seqs。"
     if cur and new >= cur:
+        # The step is already this small (or the default is): a smaller budget is not the fix.
         return None
     return Computed(
         str(new),
         Text(
             f"vocabulary {int(vocab):,} ({_src(facts, 'vocab_size')}): each prompt token's logits take {int(vocab):,} x {LOGITS_BYTES_PER_ELEMENT} B = "
             f"{per_token / MIB:.2f} MiB; {LOGITS_BUDGET_GIB:.0f} GiB / {per_token / MIB:.2f} MiB = {int(raw):,} tokens, "
-            f"as a power of two {new:,}.",
+            f"as a power of two {max(256, pow2_floor(raw)):,}.{floor_en}",
             f"词表 {int(vocab):,}（{_src(facts, 'vocab_size')}）：每个 prompt token 的 logits 占 {int(vocab):,} x {LOGITS_BYTES_PER_ELEMENT} B = "
-            f"{per_token / MIB:.2f} MiB；{LOGITS_BUDGET_GIB:.0f} GiB / {per_token / MIB:.2f} MiB = {int(raw):,} 个 token，取 2 的幂为 {new:,}。",
+            f"{per_token / MIB:.2f} MiB；{LOGITS_BUDGET_GIB:.0f} GiB / {per_token / MIB:.2f} MiB = {int(raw):,} 个 token，"
+            f"取 2 的幂为 {max(256, pow2_floor(raw)):,}。{floor_zh}",
         ),
         ("vocab_size",),
     )
