@@ -352,6 +352,30 @@ def test_workspace_fixes_exist_only_where_the_lock_does() -> None:
     assert ok and "--enforce-eager" in cmd
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "AssertionError: Workspace is locked but allocation from 'turboquant_attn.py:879:_decode_attention' requires 0.76 MB, "
+        "current size is 0.00 MB. Workspace growth is not allowed after locking.",
+        "AssertionError: Workspace is locked but 'attn_scratch' was not allocated during warmup for the current ubatch and lane.",
+        "AssertionError: Workspace is locked but MoE permute scratch requires 8192 rows, current capacity is 4096 rows. "
+        "Scratch growth is not allowed after locking.",
+    ],
+)
+def test_workspace_check_catches_each_releases_wording(line: str) -> None:
+    import re
+
+    absent = [c.auto.log_absent for c in kb().leaves["workspace-locked"].checks if c.auto and c.auto.log_absent]
+    assert any(re.search(p, line) for p in absent)
+
+
+def test_turboquant_with_speculation_points_at_the_output_fault_too() -> None:
+    leaf = kb().leaves["workspace-locked"]
+    assert [f.id for f in leaf.fixes][:2] == ["drop-mtp-with-turboquant", "fp8-kv-with-mtp"]
+    assert any("vllm#40831" in c.en for c in leaf.caveats)
+    assert any("vllm#44053" in c.en for c in leaf.caveats)
+
+
 def test_no_command_anywhere_in_this_area_uses_a_variable_that_never_existed() -> None:
     for leaf_id in MY_LEAVES:
         for fix in kb().leaves[leaf_id].fixes:
