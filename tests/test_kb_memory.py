@@ -356,3 +356,11 @@ def test_model_runner_suggestion_follows_each_releases_default(values: dict[str,
 @pytest.mark.parametrize("version", ["0.22.0", "0.25.0", "0.28.0"])
 def test_model_runner_is_asked_when_what_decides_is_unknown(version: str) -> None:
     assert suggested("model_runner", vllm_version=version) is None
+
+
+def test_a_leftover_v0_switch_on_a_v1_only_release_leads_to_the_migration_leaf() -> None:
+    fs = facts(diagnosis="runtime-oom", vllm_version="0.17.0", env_vllm_use_v1="0")
+    assert suggested("changed_recently", vllm_version="0.17.0", env_vllm_use_v1="0") == "vllm_upgrade"
+    assert leaf_for(fs).id == "v1-migration"
+    # the same switch where V0 still exists is a choice, not evidence of an upgrade
+    assert suggested("changed_recently", vllm_version="0.9.2", env_vllm_use_v1="0") is None
