@@ -281,3 +281,9 @@ def test_prompt_logprobs_step_never_above_the_default_nor_below_max_num_seqs() -
     assert value("logprobs_batched_tokens", gemma) == "1024"
     assert "lower --max-num-seqs" in why("logprobs_batched_tokens", gemma)
     assert value("logprobs_batched_tokens", facts(vocab_size=262144, max_num_seqs=256, max_num_batched_tokens=8192)) == "512"
+
+
+def test_util_cover_non_kv_never_offers_a_share_below_0_05() -> None:
+    # A 0.5B model on an H200 needs about 1% of it; the answer is still a usable setting.
+    fs = facts(weights_gib=0.5, startup_total_gib=139.8, vllm_version="0.20.0")
+    assert value("gpu_util_cover_non_kv", fs) == "0.05"

@@ -26,6 +26,9 @@ MIB = 1024**2
 UTIL_CEILING = 0.98
 """Never suggest more: the CUDA context, NCCL and cuBLAS workspaces live outside the budget."""
 
+UTIL_FLOOR = 0.05
+"""Never suggest less: below this the share is a rounding error of the GPU, not a setting."""
+
 STARTUP_MARGIN_GIB = 0.5
 """Kept free below what the start-up check measured, for the CUDA context of the new process."""
 
@@ -349,7 +352,7 @@ def _util_from_parts(facts: FactSet, total: tuple[float, str], base: tuple[float
     want = _num(facts, "kv_needed_gib") or 1.0
     want_en = "one max-length request" if _num(facts, "kv_needed_gib") else "a minimal 1 GiB"
     want_zh = "一个最长请求" if _num(facts, "kv_needed_gib") else "最少 1 GiB"
-    new = _ceil2((used + want + 0.25) / total[0])
+    new = max(UTIL_FLOOR, _ceil2((used + want + 0.25) / total[0]))
     cap, cap_en, cap_zh = _cap(facts, total[0])
     if new > cap:
         return None
@@ -376,7 +379,7 @@ def _util_from_deficit(facts: FactSet, total: tuple[float, str]) -> Computed | N
         return None
     cur, basis = current_util(facts)
     want = _num(facts, "kv_needed_gib") or 1.0
-    new = _ceil2(cur + (want - have + 0.25) / total[0])
+    new = max(UTIL_FLOOR, _ceil2(cur + (want - have + 0.25) / total[0]))
     cap, cap_en, cap_zh = _cap(facts, total[0])
     if new > cap:
         return None
