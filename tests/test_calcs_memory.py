@@ -287,3 +287,4 @@ def test_util_cover_non_kv_never_offers_a_share_below_0_05() -> None:
     # A 0.5B model on an H200 needs about 1% of it; the answer is still a usable setting.
     fs = facts(weights_gib=0.5, startup_total_gib=139.8, vllm_version="0.20.0")
     assert value("gpu_util_cover_non_kv", fs) == "0.05"
+    assert "= 0.02, raised to the 0.05 floor" in why("gpu_util_cover_non_kv", fs)

@@ -352,7 +352,10 @@ def _util_from_parts(facts: FactSet, total: tuple[float, str], base: tuple[float
     want = _num(facts, "kv_needed_gib") or 1.0
     want_en = "one max-length request" if _num(facts, "kv_needed_gib") else "a minimal 1 GiB"
     want_zh = "一个最长请求" if _num(facts, "kv_needed_gib") else "最少 1 GiB"
-    new = max(UTIL_FLOOR, _ceil2((used + want + 0.25) / total[0]))
+    exact = _ceil2((used + want + 0.25) / total[0])
+    new = max(UTIL_FLOOR, exact)
+    floor_en = f", raised to the {UTIL_FLOOR} floor" if new > exact else ""
+    floor_zh = f"，提高到下限 {UTIL_FLOOR}" if new > exact else ""
     cap, cap_en, cap_zh = _cap(facts, total[0])
     if new > cap:
         return None
@@ -365,9 +368,9 @@ def _util_from_parts(facts: FactSet, total: tuple[float, str], base: tuple[float
         f"{new:.2f}",
         Text(
             f"vLLM charged {used:.2f} GiB before the KV cache ({_src(facts, *names)}); with {want:.2f} GiB for "
-            f"{want_en} and 0.25 GiB slack: ({used:.2f} + {want:.2f} + 0.25) / {total[0]:.2f} = {new:.2f}; {cap_en}.",
+            f"{want_en} and 0.25 GiB slack: ({used:.2f} + {want:.2f} + 0.25) / {total[0]:.2f} = {exact:.2f}{floor_en}; {cap_en}.",
             f"在 KV cache 之前 vLLM 已计入 {used:.2f} GiB（{_src(facts, *names)}）；再加 {want_zh}所需的 {want:.2f} GiB "
-            f"和 0.25 GiB 余量：({used:.2f} + {want:.2f} + 0.25) / {total[0]:.2f} = {new:.2f}；{cap_zh}。",
+            f"和 0.25 GiB 余量：({used:.2f} + {want:.2f} + 0.25) / {total[0]:.2f} = {exact:.2f}{floor_zh}；{cap_zh}。",
         ),
         names,
     )
