@@ -246,14 +246,44 @@ UI: dict[str, Text] = {
     ),
     "tui.save.title": Text("Save the commands and the checklist", "保存命令和验证清单"),
     "tui.save.help": Text(
-        ".sh: a script that runs nothing until you pick a fix · .md: Markdown · other: plain text",
-        ".sh：选择方案前不会执行任何操作的脚本 · .md：Markdown · 其他：纯文本",
+        "Enter saves · .sh: a script that runs nothing until you pick a fix · .md: Markdown · other: plain text",
+        "回车保存 · .sh：选择方案前不会执行任何操作的脚本 · .md：Markdown · 其他：纯文本",
     ),
     "tui.save.exists": Text(
         "{path} exists. Enter again overwrites it; or change the name.", "{path} 已存在。再按一次回车覆盖；或换个名字。"
     ),
     "tui.save.done": Text("Saved to {path}", "已保存到 {path}"),
     "tui.save.failed": Text("Could not save {path}: {error}", "无法保存 {path}：{error}"),
+    "tui.verify": Text("Check new log", "检查新日志"),
+    "tui.verify.title": Text("Check the log of the next start", "检查下次启动的日志"),
+    "tui.verify.lead": Text(
+        "Restart vLLM with a fix, then give the log of that start only: a file the server appends to "
+        "still holds the old failure.",
+        "用修复方案重启 vLLM，然后只提供这次启动的日志：服务持续追加写入的日志文件里仍有旧的报错。",
+    ),
+    "tui.verify.path_placeholder": Text("path/to/new-vllm.log", "新日志路径，例如 path/to/new-vllm.log"),
+    "tui.verify.path_help": Text(
+        "Enter checks this file · Tab: paste the log instead · Esc cancels",
+        "回车检查该文件 · Tab：改为粘贴日志 · Esc 取消",
+    ),
+    "tui.verify.paste_help": Text("Or paste the new log here, then Ctrl+S:", "或者把新日志粘贴到这里，然后按 Ctrl+S："),
+    "tui.verify.go": Text("Check", "检查"),
+    "tui.verify.empty": Text("Give a path or paste the new log first.", "请先输入路径或粘贴新日志。"),
+    "tui.verify.button": Text("Check the next start's log (v)", "检查下次启动的日志（v）"),
+    "tui.verify.hint": Text(
+        "After restarting with a fix, press v: the items marked “checkable automatically” are ticked from the new log.",
+        "用修复方案重启后按 v：标有“可自动检查”的项目会根据新日志自动勾选。",
+    ),
+    "tui.verify.running": Text("Checking {what}…", "正在检查 {what}…"),
+    "tui.verify.read_failed": Text("Could not check the log: {error}", "无法检查日志：{error}"),
+    "tui.verify.checked": Text("Checked against {what}.", "已对照 {what} 检查。"),
+    "tui.verify.pasted": Text("the pasted log", "粘贴的日志"),
+    "tui.verify.binary": Text(
+        "{what} looks like a binary file, not a log: only its text lines were read.",
+        "{what} 看起来是二进制文件而不是日志：只读取了其中的文本行。",
+    ),
+    "tui.plain.verify_offer": Text("Check the log of the next start now?", "现在检查下次启动的日志吗？"),
+    "tui.plain.verify_path": Text("Path of the new log (the log of that start only)", "新日志的路径（只包含这次启动的日志）"),
     "tui.plain.detecting": Text("oomwizard: detecting this machine…", "oomwizard：正在检测本机…"),
     "tui.plain.back": Text("← back", "← 返回"),
     "tui.plain.help": Text("? why we ask", "? 为什么问"),

@@ -4,7 +4,9 @@ For terminals where a full-screen interface is a nuisance or impossible: a seria
 Emacs shell, a screen reader, a recorded session. Each question comes with the suggested answer as
 the default and the place it came from; "back" and "why we ask" are always offered. On a dumb
 terminal the choices are numbered and typed, because arrow-key menus need cursor movement.
-Ctrl+C (or Ctrl+D) at any prompt cancels cleanly with exit code 130.
+Ctrl+C (or Ctrl+D) at any prompt cancels cleanly with exit code 130. After the fix is printed the
+wizard offers (default no) to check the log of the next start against the fix's checklist; the
+printed fix already ends with the ``oomwizard verify`` command for doing that later.
 """
 
 from __future__ import annotations
@@ -20,14 +22,23 @@ from .engine import UNKNOWN, Ask, Done
 from .exitcodes import Exit
 from .facts.model import FactSet
 from .i18n import ui
-from .kb.model import KnowledgeBase, Question
+from .kb.model import KnowledgeBase, Leaf, Question
 from .launch import LaunchOptions
 from .logs.model import Diagnosis
 from .render.diagnosis import diagnosis_text
 from .render.report import leaf_text
 from .render.safe_text import printable
+from .render.verification import verification_text
 from .session import Session
-from .tui.inputs import InputProblem, MachineResult, Sources, default_sources, machine_summary, suggestion_source
+from .tui.inputs import (
+    InputProblem,
+    MachineResult,
+    Sources,
+    check_log_path,
+    default_sources,
+    machine_summary,
+    suggestion_source,
+)
 from .versions import Version
 
 BACK = "__back__"
@@ -162,6 +173,11 @@ class PlainWizard:
             ).unsafe_ask()
         )
 
+    def _confirm(self, message: str) -> bool:
+        import questionary
+
+        return bool(questionary.confirm(message, default=False, **self.prompt_kwargs).unsafe_ask())
+
     # --- the walk ------------------------------------------------------------------------------
 
     def choose_scenario(self) -> None:
@@ -242,7 +258,47 @@ class PlainWizard:
         width = WIDTH - 2
         self.out.write("\n" + leaf_text(step.leaf, step.facts, step.path, self.lang, width=width))
         self.out.flush()
+        self.offer_verify(step.leaf)
         return Exit.OK
+
+    def offer_verify(self, leaf: Leaf) -> None:
+        """Check the next start's log now, if the operator wants to (and the checklist can be checked).
+
+        The fix is on the screen already: leaving here in any way (No, an empty path, Ctrl+C, end of
+        input) ends the wizard normally.
+        """
+        from .logs.diagnose import InputError
+        from .tui.verdicts import check_path
+
+        if not any(c.auto for c in leaf.checks):
+            return
+
+        def valid(text: str) -> bool | str:
+            if not text.strip():
+                return True
+            problem = check_log_path(text, self.lang)[1]
+            return problem if problem is not None else True
+
+        try:
+            if not self._confirm(self.t("tui.plain.verify_offer")):
+                return
+            raw = self._text(self.t("tui.plain.verify_path"), "", "", valid).strip()
+        except (KeyboardInterrupt, EOFError):
+            print(file=self.out, flush=True)
+            return
+        path = check_log_path(raw, self.lang)[0] if raw else None
+        if path is None:
+            return
+        print(self.t("tui.verify.running", what=_flat(path)), file=self.err, flush=True)
+        try:
+            checked = check_path(leaf, path, self.lang)
+        except InputError as e:
+            print(f"oomwizard: {_flat(str(e))}", file=self.err)
+            return
+        for warning in checked.warnings:
+            print(f"oomwizard: {warning}", file=self.err)
+        self.out.write("\n" + verification_text(checked.verification, self.lang, width=WIDTH - 2))
+        self.out.flush()
 
 
 def run_plain(

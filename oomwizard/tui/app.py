@@ -6,8 +6,10 @@ worker thread so the first screen never waits on NVML or package scans. Screens 
 and call back into the app; when facts change every screen on the stack is told, so a suggestion
 can appear under the operator's cursor while they read.
 
-When the app ends on a leaf, :func:`run_tui` prints the commands and the checklist to the normal
-screen after Textual has restored it, so they stay in the scrollback after the wizard is gone.
+When the app ends with a fix on the screen stack (even under the facts screen or a dialog),
+:func:`run_tui` prints the commands and the checklist to the normal screen after Textual has
+restored it, so they stay in the scrollback after the wizard is gone; a check of the next start's
+log made in the wizard is printed after them.
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ from ..launch import LaunchOptions
 from ..logs.model import Diagnosis
 from ..render.report import leaf_text
 from ..render.safe_text import printable
+from ..render.verification import verification_text
 from ..session import Session
+from ..verify import Verification
 from . import cjk, clipboard
 from .inputs import InputProblem, MachineResult, Sources, default_sources
 
@@ -63,6 +67,8 @@ class Outcome:
     code: int = Exit.OK
     done: Done | None = None
     saved: list[str] = field(default_factory=list)
+    verification: Verification | None = None
+    """The last check of the next start's log against ``done``'s checklist, if one was made."""
 
 
 class FactsAware:
@@ -72,7 +78,7 @@ class FactsAware:
         """Called on every screen of the stack; the active one redraws, the others on resume."""
 
 
-class WizardApp(App[Outcome]):
+class WizardApp(App[Outcome], inherit_bindings=False):
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = False
     TITLE = "oomwizard"
@@ -80,6 +86,9 @@ class WizardApp(App[Outcome]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+c", "cancel", "Quit", show=False, priority=True),
         Binding("q", "quit_app", "tui.quit"),
+        # Shown in the footer only where q types a letter (an input has focus): the footer lists the
+        # first visible binding of each action.
+        Binding("ctrl+q", "quit_app", "tui.quit", key_display="^q", priority=True),
         Binding("f", "facts", "tui.facts"),
     ]
 
@@ -296,21 +305,32 @@ class WizardApp(App[Outcome]):
 
     # --- actions -----------------------------------------------------------------------------
 
-    def current_done(self) -> Done | None:
+    def _leaf_screen(self) -> Any:
+        """The fix being shown: the top-most leaf screen, even under the facts screen or a dialog."""
         from .screens.leaf import LeafScreen
 
-        screen = self.screen
-        return screen.done if isinstance(screen, LeafScreen) else None
+        for screen in reversed(self.screen_stack):
+            if isinstance(screen, LeafScreen):
+                return screen
+        return None
+
+    def _finish(self, code: int) -> None:
+        self.outcome.code = code
+        leaf = self._leaf_screen()
+        self.outcome.done = leaf.done if leaf is not None else None
+        checked = leaf.checked_log if leaf is not None else None
+        self.outcome.verification = checked.verification if checked is not None else None
+        self.exit(self.outcome)
 
     def action_quit_app(self) -> None:
-        self.outcome.code = Exit.OK
-        self.outcome.done = self.current_done()
-        self.exit(self.outcome)
+        self._finish(Exit.OK)
+
+    async def action_quit(self) -> None:
+        """Textual's own quit would end without the fix; end like ``q`` instead."""
+        self._finish(Exit.OK)
 
     def action_cancel(self) -> None:
-        self.outcome.code = Exit.CANCELLED
-        self.outcome.done = self.current_done()
-        self.exit(self.outcome)
+        self._finish(Exit.CANCELLED)
 
     def action_facts(self) -> None:
         from .screens.facts import FactsScreen
@@ -354,6 +374,8 @@ def print_outcome(outcome: Outcome, lang: str, out: TextIO, err: TextIO, width: 
     if outcome.done is not None:
         done = outcome.done
         out.write("\n" + leaf_text(done.leaf, done.facts, done.path, lang, width=width or _width()))
+        if outcome.verification is not None:
+            out.write("\n" + verification_text(outcome.verification, lang, width=width or _width()))
     for path in outcome.saved:
         print(ui("tui.save.done", lang, path=path), file=err)
     out.flush()

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..engine import Ask, Suggestion
 from ..facts.catalog import CATALOG
-from ..facts.model import FactSet
+from ..facts.model import Fact, FactSet
 from ..i18n import Text, ui
 from ..logs.model import Diagnosis
 from ..render.safe_text import printable
@@ -190,6 +190,13 @@ def machine_summary(result: MachineResult, lang: str) -> str:
     return " · ".join(parts)
 
 
+def fact_where(fact: Fact) -> str:
+    """Where a fact was read, as short as it stays clear: ``vllm-serve.log:9`` for a log line."""
+    if fact.kind == "log" and fact.file and fact.line:
+        return f"{Path(fact.file).name or fact.file}:{fact.line}"
+    return fact.source
+
+
 def suggestion_source(sug: Suggestion, ask: Ask, lang: str) -> str:
     """Where a suggestion comes from, in words: the facts it rests on, each with its own source."""
     parts = []
@@ -198,8 +205,8 @@ def suggestion_source(sug: Suggestion, ask: Ask, lang: str) -> str:
         if fact is None:
             continue
         if sug.rule is None:
-            parts.append(fact.source)
+            parts.append(fact_where(fact))
         else:
-            parts.append(f"{fact_title(name, lang)} = {format_value(name, fact.value, lang)}, {fact.source}")
+            parts.append(f"{fact_title(name, lang)} = {format_value(name, fact.value, lang)}, {fact_where(fact)}")
     text = "; ".join(parts) if parts else sug.source
     return " ".join(printable(text).split())

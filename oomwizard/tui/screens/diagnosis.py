@@ -23,6 +23,7 @@ from ...logs.model import Diagnosis, Match
 from ...render.safe_text import printable
 from ..app import FactsAware
 from ..inputs import fact_title, format_value
+from ..widgets.choices import ContinueList
 from .base import TitleBar, WizardScreen
 
 MAX_EVIDENCE = 6
@@ -58,7 +59,7 @@ class DiagnosisScreen(WizardScreen, FactsAware):
         with VerticalScroll(id="diag-body"):
             yield Static(id="diag-inputs")
             yield Static(Content(self.t("tui.diag.scenarios")), classes="section")
-            yield OptionList(id="scenarios")
+            yield ContinueList(id="scenarios")
             yield Vertical(id="diag-detail")
             yield Static(id="diag-facts")
             yield Static(id="diag-warnings")

@@ -4,7 +4,8 @@ Commands are computed for this machine by :func:`~oomwizard.render.report.render
 in wrapping blocks (never clipped), each with the arithmetic behind its numbers. ``c`` copies the
 focused fix through the terminal (OSC 52, tmux-aware), ``s`` saves everything to a file; nothing
 is ever run. The checklist uses real checkboxes, and marks the items a tool can verify from the
-next log.
+next log; ``v`` takes that log (a path or a paste), checks it in a worker, ticks what passed and
+shows the line that decided each failure.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from textual.widgets import Button, Footer, Markdown, Static, TabbedContent, Tab
 
 from ...engine import Done
 from ...render.report import render_fixes
+from ...render.safe_text import printable
 from ..app import FactsAware
+from ..verdicts import Checked, check_path, check_text, summary, ticks, verdicts
 from ..widgets.checklist import ChecklistItem
 from ..widgets.commands import FixCard
 from .base import TitleBar, WizardScreen
@@ -46,6 +49,7 @@ class LeafScreen(WizardScreen, FactsAware):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "tui.copy"),
         Binding("s", "save", "tui.save"),
+        Binding("v", "verify", "tui.verify"),
         Binding("b,escape", "back", "tui.back"),
         Binding("1", "show_tab('fix')", show=False),
         Binding("2", "show_tab('checklist')", show=False),
@@ -60,6 +64,10 @@ class LeafScreen(WizardScreen, FactsAware):
         """Ticked checklist items, kept when late facts redraw the screen."""
         self._moved = False
         """Facts changed since and the walk no longer ends here."""
+        self.checked_log: Checked | None = None
+        """The last check of the next start's log, kept across redraws and printed on exit."""
+        self._checking: str | None = None
+        """What is being checked right now (shown while the worker runs)."""
 
     # --- layout ------------------------------------------------------------------------------
 
@@ -74,14 +82,20 @@ class LeafScreen(WizardScreen, FactsAware):
                 yield Static(Content.assemble((w.t("fixes"), "bold underline")), classes="section")
                 yield from self._fix_cards()
                 yield Static(Content(self.t("tui.leaf.never_run")), id="never-run")
+                if any(c.auto for c in leaf.checks):
+                    yield Static(Content(self.t("tui.verify.hint")), id="verify-hint")
             with (
                 TabPane(f"2 {self.t('tui.leaf.tab.checklist')}", id="checklist"),
                 VerticalScroll(id="checklist-scroll"),
             ):
+                yield Static(id="verify-summary")
+                yield Button(self.t("tui.verify.button"), id="verify-button", compact=True)
+                found = verdicts(self.checked_log.verification, lang) if self.checked_log else []
                 for i, c in enumerate(leaf.checks):
                     auto = self.t("tui.leaf.auto_checked") if c.auto else None
                     cid = f"check-{i}"
-                    yield ChecklistItem(c.text(lang), auto, checked=cid in self._checked, id=cid)
+                    verdict = found[i] if i < len(found) else None
+                    yield ChecklistItem(c.text(lang), auto, checked=cid in self._checked, verdict=verdict, id=cid)
             with TabPane(f"3 {self.t('tui.leaf.tab.details')}", id="details"), VerticalScroll(id="details-scroll"):
                 yield Static(self._details(), id="leaf-details")
             with TabPane(f"4 {self.t('tui.leaf.tab.article')}", id="article"):
@@ -149,6 +163,7 @@ class LeafScreen(WizardScreen, FactsAware):
 
     def on_mount(self) -> None:
         self.ready = True
+        self._show_summary()
         cards = list(self.query(FixCard))
         if cards:
             # Focus the first fix without scrolling: the conclusion above it is what to read first.
@@ -177,6 +192,73 @@ class LeafScreen(WizardScreen, FactsAware):
             scroll.mount(Markdown(art.body, open_links=False, id="leaf-article"))
         else:
             scroll.mount(Static(Content(w.t("tui.help.none")), id="leaf-article"))
+
+    # --- checking the next start's log ------------------------------------------------------
+
+    def _show_summary(self) -> None:
+        """Above the checklist: how to check, the check running, or its verdict on the whole fix."""
+        box = self.query_one("#verify-summary", Static)
+        box.remove_class("error", "success", "warning")
+        text, level = "", ""
+        if self._checking is not None:
+            text = self.t("tui.verify.running", what=self._checking)
+        elif self.checked_log is not None:
+            text, level = summary(self.checked_log, self.wizard.lang)
+        elif any(c.auto for c in self.done.leaf.checks):
+            text = self.t("tui.verify.hint")
+        box.update(Content(text))
+        box.display = bool(text)
+        if level:
+            box.add_class(level)
+
+    def action_verify(self) -> None:
+        from .verify import VerifyScreen
+
+        if self.query_one("#leaf-tabs", TabbedContent).active != "checklist":
+            self.action_show_tab("checklist")
+        self.app.push_screen(VerifyScreen(self.check_log))
+
+    @on(Button.Pressed, "#verify-button")
+    def _verify_button(self) -> None:
+        self.action_verify()
+
+    def check_log(self, kind: str, value: str) -> None:
+        """Check a path (``kind`` ``path``) or pasted text (``paste``) in a worker thread."""
+        w = self.wizard
+        leaf, lang = self.done.leaf, w.lang
+        self._checking = w.t("tui.verify.pasted") if kind == "paste" else printable(value)
+        self._show_summary()
+
+        def work() -> None:
+            try:
+                checked = check_text(leaf, value, lang) if kind == "paste" else check_path(leaf, value, lang)
+            except Exception as e:  # an unreadable file must not take the wizard (or the fix) down
+                w._from_thread(self._check_failed, str(e) or type(e).__name__)
+                return
+            w._from_thread(self._check_done, checked)
+
+        self.run_worker(work, thread=True, group="verify", exclusive=True, exit_on_error=False)
+
+    def _check_failed(self, error: str) -> None:
+        self._checking = None
+        self._show_summary()
+        error = " ".join(printable(error).split())
+        self.notify(self.t("tui.verify.read_failed", error=error), severity="error", timeout=10, markup=False)
+
+    def _check_done(self, checked: Checked) -> None:
+        self._checking = None
+        self.checked_log = checked
+        for i, tick in ticks(checked.verification).items():
+            if tick:
+                self._checked.add(f"check-{i}")
+            else:
+                self._checked.discard(f"check-{i}")
+        found = verdicts(checked.verification, self.wizard.lang)
+        for i, item in enumerate(self.query(ChecklistItem)):
+            if i < len(found):
+                item.set_verdict(found[i], checked=(f"check-{i}" in self._checked))
+        self._show_summary()
+        self.query_one("#checklist-scroll", VerticalScroll).scroll_home(animate=False)
 
     # --- facts arriving late -----------------------------------------------------------------
 

@@ -1,14 +1,18 @@
 """One question at a time, with the answer the facts suggest already selected so Enter accepts it.
 
 The screen shows whatever :meth:`Session.current` returns and redraws when facts arrive, keeping
-the operator's own highlight if they moved it. The suggestion's source is spelled out ("from log
-line 214 (vllm.log)", "NVML") because a pre-filled answer is only useful if it can be checked.
+the operator's own highlight if they moved it. The suggestion's source is spelled out ("from
+vllm.log:214", "NVML") because a pre-filled answer is only useful if it can be checked; it sits
+between the question and the choices, so a long list scrolls in its own region below it and never
+pushes the source off a small terminal.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.table import Table
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -25,13 +29,28 @@ from ...versions import Version
 from ..app import FactsAware
 from ..inputs import fact_title, suggestion_source
 from ..widgets.breadcrumbs import Breadcrumbs
+from ..widgets.choices import ChoiceList
 from .base import TitleBar, WizardScreen
+
+
+def choice_prompt(label: str, suggested: bool) -> Table:
+    """A choice with the star in its own column, so a label that wraps keeps a hanging indent."""
+    grid = Table.grid(padding=0, expand=True)
+    grid.add_column(width=2, no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    if suggested:
+        grid.add_row(Text("★ ", style="bold"), Text(label, style="bold"))
+    else:
+        grid.add_row("  ", Text(label))
+    return grid
 
 
 class QuestionScreen(WizardScreen, FactsAware):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b,escape", "back", "tui.back"),
-        Binding("question_mark,f1", "help", "tui.help", key_display="?"),
+        Binding("question_mark", "help", "tui.help", key_display="?"),
+        # Where ? types into the version box, the footer shows F1 instead (first visible binding wins).
+        Binding("f1", "help", "tui.help", key_display="F1"),
         Binding("a", "accept_all", "tui.accept_all"),
     ]
 
@@ -45,15 +64,16 @@ class QuestionScreen(WizardScreen, FactsAware):
         yield TitleBar("", id="q-title")
         yield Breadcrumbs(id="crumbs")
         yield ProgressBar(id="q-progress", show_eta=False, show_percentage=False)
-        with VerticalScroll(id="q-body"):
+        with Vertical(id="q-body"):
             yield Static(id="q-text")
-            yield OptionList(id="choices")
-            with Vertical(id="version-box"):
-                yield Input(placeholder=self.t("tui.q.version_placeholder"), id="version-input")
-                with Horizontal(id="version-buttons"):
-                    yield Button(self.t("tui.q.dont_know"), id="dont-know", compact=True)
-                yield Static(Content(self.t("tui.q.version_help")), id="version-help")
             yield Static(id="q-suggestion")
+            with Vertical(id="q-answer"):
+                yield ChoiceList(id="choices")
+                with VerticalScroll(id="version-box"):
+                    yield Input(placeholder=self.t("tui.q.version_placeholder"), id="version-input")
+                    with Horizontal(id="version-buttons"):
+                        yield Button(self.t("tui.q.dont_know"), id="dont-know", compact=True)
+                    yield Static(Content(self.t("tui.q.version_help")), id="version-help")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -128,11 +148,10 @@ class QuestionScreen(WizardScreen, FactsAware):
         opts = []
         default = None
         for i, c in enumerate(q.choices):
-            if sug is not None and c.id == sug.answer:
+            suggested = sug is not None and c.id == sug.answer
+            if suggested:
                 default = i
-                opts.append(Option(Content.assemble(("★ ", "bold"), (c.label(lang), "bold")), id=c.id))
-            else:
-                opts.append(Option(Content.assemble("  ", c.label(lang)), id=c.id))
+            opts.append(Option(choice_prompt(c.label(lang), suggested), id=c.id))
         if default is None:
             # Nothing suggests an answer: put the cursor on "not sure", which asserts nothing.
             default = next((i for i, c in enumerate(q.choices) if c.id == q.unknown), 0)

@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 from ...launch import DEMO_LOG, DEMO_MACHINE
 from ..app import FactsAware
 from ..inputs import check_log_path, machine_summary
+from ..widgets.choices import ChoiceList
 from .base import TitleBar, WizardScreen
 
 ACTIONS = ("open_log", "paste", "detect", "questions", "demo")
@@ -39,7 +40,7 @@ class WelcomeScreen(WizardScreen, FactsAware):
             yield Static(Content(self.t("tui.welcome.lead")), id="lead")
             yield Static(id="machine-line")
             yield Static(Content(self.t("tui.welcome.no_gpu")), id="demo-hint")
-            yield OptionList(*self._options(), id="actions")
+            yield ChoiceList(*self._options(), id="actions")
             with Vertical(id="log-path"):
                 yield Input(placeholder=self.t("tui.welcome.path_placeholder"), id="path-input")
                 yield Static(Content(self.t("tui.welcome.path_help")), id="path-message")

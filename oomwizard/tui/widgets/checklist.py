@@ -1,17 +1,38 @@
-"""Checklist items that wrap: Textual's Checkbox shows only the first line of its label."""
+"""Checklist items that wrap with a hanging indent, and show what a check of the new log found.
+
+Textual's Checkbox shows only the first line of its label. Here the box is its own column, so a
+long item and the verdict under it line up after the box instead of running back under it.
+"""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Static
 
+from ...verify import FAIL, PASS, UNKNOWN, UNPROVEN
+from ..verdicts import Verdict
 
-class ChecklistItem(Static, can_focus=True):
+
+def box_mark(checked: bool, verdict: Verdict | None) -> str:
+    """``[x]`` ticked, ``[!]`` failed, ``[?]`` not proven either way, ``[ ]`` open."""
+    if checked:
+        return "[x]"
+    if verdict is not None and verdict.status == FAIL:
+        return "[!]"
+    if verdict is not None and verdict.status in (UNPROVEN, UNKNOWN):
+        return "[?]"
+    return "[ ]"
+
+
+class ChecklistItem(Widget, can_focus=True):
     """``[x] text``; space or Enter toggles. ``auto`` marks items a tool can check from the next log."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -23,11 +44,34 @@ class ChecklistItem(Static, can_focus=True):
     DEFAULT_CSS = """
     ChecklistItem {
         height: auto;
+        layout: horizontal;
         padding: 0 1;
     }
     ChecklistItem:focus {
         background: $boost;
+    }
+    ChecklistItem:focus > .check-text {
         text-style: bold;
+    }
+    ChecklistItem > .check-box {
+        width: 4;
+    }
+    ChecklistItem > Vertical {
+        width: 1fr;
+        height: auto;
+    }
+    ChecklistItem .check-verdict {
+        color: $text-muted;
+    }
+    ChecklistItem.-pass .check-verdict {
+        color: $text-success;
+    }
+    ChecklistItem.-fail .check-box, ChecklistItem.-fail .check-verdict {
+        color: $text-error;
+        text-style: bold;
+    }
+    ChecklistItem.-unproven .check-box, ChecklistItem.-unproven .check-verdict {
+        color: $text-warning;
     }
     """
 
@@ -38,23 +82,67 @@ class ChecklistItem(Static, can_focus=True):
             super().__init__()
             self.item = item
 
-    def __init__(self, text: str, auto_label: str | None = None, checked: bool = False, **kwargs: object) -> None:
+    def __init__(
+        self,
+        text: str,
+        auto_label: str | None = None,
+        checked: bool = False,
+        verdict: Verdict | None = None,
+        **kwargs: object,
+    ) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
         self.text = text
         self.auto_label = auto_label
-        super().__init__(self._content(checked), **kwargs)  # type: ignore[arg-type]
+        self.verdict = verdict
         self.set_reactive(ChecklistItem.checked, checked)
-        self.set_class(checked, "-checked")
+        self._restyle()
 
-    def _content(self, checked: bool) -> Content:
-        box = ("[x] ", "bold") if checked else ("[ ] ", "")
-        parts: list[str | tuple[str, str]] = [box, self.text]
-        if self.auto_label:
-            parts.append((f"  ({self.auto_label})", "italic dim"))
+    def compose(self) -> ComposeResult:
+        yield Static(self._box(), classes="check-box")
+        with Vertical():
+            parts: list[str | tuple[str, str]] = [self.text]
+            if self.auto_label:
+                parts.append((f"  ({self.auto_label})", "italic dim"))
+            yield Static(Content.assemble(*parts), classes="check-text")
+            verdict = Static(self._verdict(), classes="check-verdict")
+            verdict.display = self.verdict is not None
+            yield verdict
+
+    def _box(self) -> Content:
+        mark = box_mark(self.checked, self.verdict)
+        return Content.assemble((mark, "bold") if mark != "[ ]" else mark)
+
+    def _verdict(self) -> Content:
+        v = self.verdict
+        if v is None:
+            return Content("")
+        parts: list[str | tuple[str, str]] = [(v.note, "bold" if v.status == FAIL else "")]
+        if v.where:
+            parts += ["\n", (v.where, "bold"), "  ", v.line]
         return Content.assemble(*parts)
 
+    def _restyle(self) -> None:
+        self.set_class(self.checked, "-checked")
+        status = self.verdict.status if self.verdict is not None else None
+        self.set_class(status == PASS, "-pass")
+        self.set_class(status == FAIL, "-fail")
+        self.set_class(status in (UNPROVEN, UNKNOWN), "-unproven")
+
+    def set_verdict(self, verdict: Verdict | None, checked: bool | None = None) -> None:
+        self.verdict = verdict
+        if checked is not None:
+            self.set_reactive(ChecklistItem.checked, checked)
+        self._restyle()
+        if self.is_mounted:
+            self.query_one(".check-box", Static).update(self._box())
+            box = self.query_one(".check-verdict", Static)
+            box.update(self._verdict())
+            box.display = verdict is not None
+
     def watch_checked(self, checked: bool) -> None:
-        self.update(self._content(checked))
-        self.set_class(checked, "-checked")
+        self._restyle()
+        if self.is_mounted:
+            self.query_one(".check-box", Static).update(self._box())
 
     def action_toggle(self) -> None:
         self.checked = not self.checked
