@@ -46,6 +46,17 @@ SAFETY = 0.9
 MIN_USEFUL_SEQS = 16
 """Below this, capping max_num_seqs costs more throughput than giving back some KV cache."""
 
+HELD_BEFORE_SORT_ORDER = 10
+"""Bytes per element the warm-up already holds when the sort's int64 order fails to allocate: the
+model's bf16 logits (2), their float32 copy (4) and the sorted values (4). That memory comes back
+to a smaller warm-up, so it counts as room."""
+
+INDEX_BYTES = 8
+"""The sort's int64 order, the allocation that usually fails first."""
+
+MIN_UTIL = 0.10
+"""No utilization below this is offered: the model itself would not fit."""
+
 FAMILY_VOCAB: dict[str, int] = {
     "deepseek_v3": 129280,
     "deepseek_v32": 129280,
@@ -150,7 +161,11 @@ def vocabulary(facts: FactSet) -> tuple[int, Text] | None:
 
 
 def rows_per_request(facts: FactSet) -> int:
-    """Speculative decoding samples 1 + k rows per request in the rejection sampler's warm-up."""
+    """Rows sampled per request under real traffic: 1 + k with speculative decoding.
+
+    The V1 runner's warm-up itself gives each dummy request a single draft token (vllm#37521), but a
+    full batch verifying k draft tokens per request needs the larger figure, so we size for that.
+    """
     k = _int(facts, "num_speculative_tokens")
     return 1 + k if k and k > 0 else 1
 
@@ -163,11 +178,34 @@ def warmup_peak_bytes(facts: FactSet, requests: int) -> tuple[int, Text] | None:
     vocab, vocab_why = voc
     rows = rows_per_request(facts)
     peak = requests * rows * vocab * BYTES_PER_ELEMENT
-    rows_en = f" x {rows} rows (1 + num_speculative_tokens)" if rows > 1 else ""
-    rows_zh = f" x {rows} 行（1 + num_speculative_tokens）" if rows > 1 else ""
+    rows_en = f" x {rows} rows (1 + num_speculative_tokens, as a full batch verifies them)" if rows > 1 else ""
+    rows_zh = f" x {rows} 行（1 + num_speculative_tokens，满批次验证时的行数）" if rows > 1 else ""
     return peak, Text(
         f"{requests}{rows_en} x {vocab:,} x {BYTES_PER_ELEMENT} B = {_gib(peak)} ({vocab_why.en})",
         f"{requests}{rows_zh} x {vocab:,} x {BYTES_PER_ELEMENT} B = {_gib(peak)}（{vocab_why.zh}）",
+    )
+
+
+def held_by_the_warmup(facts: FactSet, requests: int) -> tuple[int, Text] | None:
+    """Memory the warm-up itself held when it failed, when the failed request is the sort's int64 order.
+
+    PyTorch rounds allocations up to 2 MiB, and the vocabulary may be the family's typical one, so
+    the request must match requests x vocabulary x 8 B within 5 %.
+    """
+    asked = _int(facts, "oom_requested_bytes")
+    voc = vocabulary(facts)
+    if asked is None or voc is None or rows_per_request(facts) != 1:
+        return None
+    elements = requests * voc[0]
+    if abs(asked - elements * INDEX_BYTES) > 0.05 * elements * INDEX_BYTES:
+        return None
+    held = elements * HELD_BEFORE_SORT_ORDER
+    return held, Text(
+        f"the {_mib(asked)} that failed is the sort's int64 order ({requests} x {voc[0]:,} x {INDEX_BYTES} B), so the warm-up "
+        f"already held its logits, their float32 copy and the sorted values ({HELD_BEFORE_SORT_ORDER} B per element, "
+        f"{_mib(held)}), which count as room for the warm-up",
+        f"失败的 {_mib(asked)} 正是排序的 int64 下标（{requests} x {voc[0]:,} x {INDEX_BYTES} B），因此预热当时已占着 logits、"
+        f"其 float32 副本和排序后的值（每项 {HELD_BEFORE_SORT_ORDER} B，共 {_mib(held)}），这些也算作预热可用的空间",
     )
 
 
@@ -191,7 +229,11 @@ def sampler_max_num_seqs(facts: FactSet) -> Computed | None:
     if free is not None and voc is not None and n > 1:
         vocab, vocab_why = voc
         per_request = rows_per_request(facts) * vocab * BYTES_PER_ELEMENT
-        fit = int(free * SAFETY // per_request)
+        held = held_by_the_warmup(facts, n)
+        room = free + (held[0] if held else 0)
+        held_en = f"; {held[1].en}" if held else ""
+        held_zh = f"；{held[1].zh}" if held else ""
+        fit = int(room * SAFETY // per_request)
         if fit < n:
             new = max(1, pow2_floor(fit)) if fit >= 1 else 1
             small_en = (
@@ -206,13 +248,13 @@ def sampler_max_num_seqs(facts: FactSet) -> Computed | None:
                 str(new),
                 Text(
                     f"{n_why.en}; each request costs {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
-                    f"{_mib(per_request)} ({vocab_why.en}); {_mib(free)} was free at the OOM ({_src(facts, 'oom_free_bytes')}); "
-                    f"{SAFETY:.0%} of that holds {fit} requests, {new} as a power of two.{small_en}",
+                    f"{_mib(per_request)} ({vocab_why.en}); {_mib(free)} was free at the OOM ({_src(facts, 'oom_free_bytes')})"
+                    f"{held_en}; {SAFETY:.0%} of {_mib(room)} holds {fit} requests, {new} as a power of two.{small_en}",
                     f"{n_why.zh}；每个请求需要 {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
-                    f"{_mib(per_request)}（{vocab_why.zh}）；OOM 时空闲 {_mib(free)}（{_src(facts, 'oom_free_bytes')}）；"
-                    f"其 {SAFETY:.0%} 可容纳 {fit} 个请求，取 2 的幂为 {new}。{small_zh}",
+                    f"{_mib(per_request)}（{vocab_why.zh}）；OOM 时空闲 {_mib(free)}（{_src(facts, 'oom_free_bytes')}）"
+                    f"{held_zh}；{_mib(room)} 的 {SAFETY:.0%} 可容纳 {fit} 个请求，取 2 的幂为 {new}。{small_zh}",
                 ),
-                (*n_inputs, "oom_free_bytes", "vocab_size"),
+                (*n_inputs, "oom_free_bytes", "vocab_size") + (("oom_requested_bytes",) if held else ()),
             )
     new = max(1, pow2_floor(n / 2))
     return Computed(
@@ -253,9 +295,14 @@ def sampler_gpu_util(facts: FactSet) -> Computed | None:
     if total:
         peak = warmup_peak_bytes(facts, n)
         if peak is not None and free is not None:
-            need = max(0, peak[0] - free) + margin
+            held = held_by_the_warmup(facts, n)
+            room = free + (held[0] if held else 0)
+            need = max(0, peak[0] - room) + margin
             basis_en = f"{n_why.en}; its peak is {peak[1].en}; {_gib(free)} was free at the OOM"
             basis_zh = f"{n_why.zh}；其峰值为 {peak[1].zh}；OOM 时空闲 {_gib(free)}"
+            if held:
+                basis_en += f"; {held[1].en}, so the room was {_gib(room)}"
+                basis_zh += f"；{held[1].zh}，因此可用空间为 {_gib(room)}"
         elif requested is not None and free is not None:
             need = max(0, requested - free) + margin
             basis_en = f"the failed allocation asked for {_gib(requested)} with {_gib(free)} free"
@@ -265,7 +312,7 @@ def sampler_gpu_util(facts: FactSet) -> Computed | None:
         if need is not None:
             drop = math.ceil(round(need / total * 100, 6)) / 100
             new = round(util - drop, 2)
-            if new < 0.5:
+            if new <= MIN_UTIL:
                 return None
             return Computed(
                 f"{new:.2f}",
@@ -275,7 +322,9 @@ def sampler_gpu_util(facts: FactSet) -> Computed | None:
                 ),
                 ("gpu_memory_utilization", "oom_total_bytes", "oom_free_bytes"),
             )
-    new = round(max(0.5, util - 0.05), 2)
+    new = round(util - 0.05, 2)
+    if new <= MIN_UTIL:
+        return None
     return Computed(
         f"{new:.2f}",
         Text(
