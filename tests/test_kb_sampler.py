@@ -134,6 +134,36 @@ def test_model_runner_v2_warmup_goes_to_its_own_leaf() -> None:
     assert leaf_for(facts(diagnosis="sampler-warmup", vllm_version="0.30.0", model_runner="v2")).id == "sampler-warmup"
 
 
+def test_the_v1_warmup_count_beats_a_v2_default_also_for_the_sort_leaf() -> None:
+    # "warming up sampler with 256 dummy requests" with a sort traceback on 0.29: the release default is V2,
+    # but only the V1 runner prints that message, so the sort leaf applies, not the model runner V2 one.
+    fs = facts(diagnosis="sampler-sort-large-vocab", vllm_version="0.29.0", sampler_dummy_requests=256, model_arch="GptOssForCausalLM")
+    assert leaf_for(fs).id == "sampler-sort-large-vocab"
+
+
+def test_sort_checks_ignore_the_flashinfer_info_line_but_catch_the_traceback() -> None:
+    info = "(Worker pid=238) INFO 05-24 18:56:13 [topk_topp_sampler.py:45] Using FlashInfer for top-p & top-k sampling."
+    frame = '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/sample/ops/topk_topp_sampler.py", line 262, in forward_native'
+    for leaf_id in ("sampler-sort-large-vocab", "sampler-sort-deepgemm"):
+        absent = [c.auto.log_absent for c in kb().leaves[leaf_id].checks if c.auto and c.auto.log_absent]
+        assert not any(re.search(p, info) for p in absent), leaf_id
+        assert any(re.search(p, frame) for p in absent), leaf_id
+
+
+@pytest.mark.parametrize(
+    "ready",
+    [
+        "(EngineCore_DP0 pid=412) INFO 03-04 10:11:12 [core.py:218] init engine (profile, create kv cache, warmup model) took 88.31 seconds",
+        "(APIServer pid=1) INFO 05-08 16:20:01 [api_server.py:1880] Starting vLLM API server 0 on http://0.0.0.0:8000",
+        "INFO:     Application startup complete.",
+    ],
+)
+def test_start_up_checks_accept_every_releases_ready_line(ready: str) -> None:
+    for leaf_id in ("sampler-warmup", "sampler-warmup-mrv2", "sampler-sort-large-vocab", "sampler-sort-deepgemm"):
+        present = [c.auto.log_present for c in kb().leaves[leaf_id].checks if c.auto and c.auto.log_present]
+        assert any(re.search(p, ready) for p in present), leaf_id
+
+
 def test_upgrade_from_v0_reaches_the_migration_leaf() -> None:
     fs = facts(diagnosis="sampler-warmup", vllm_version="0.8.2", changed_recently="vllm_upgrade")
     assert leaf_for(fs, {"v0_baseline": "ran_on_v0"}).id == "v1-migration"
