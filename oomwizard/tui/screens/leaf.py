@@ -88,7 +88,7 @@ class LeafScreen(WizardScreen, FactsAware):
                 TabPane(f"2 {self.t('tui.leaf.tab.checklist')}", id="checklist"),
                 VerticalScroll(id="checklist-scroll"),
             ):
-                yield Static(id="verify-summary")
+                yield self._summary_widget()
                 yield Button(self.t("tui.verify.button"), id="verify-button", compact=True)
                 found = verdicts(self.checked_log.verification, lang) if self.checked_log else []
                 for i, c in enumerate(leaf.checks):
@@ -163,7 +163,6 @@ class LeafScreen(WizardScreen, FactsAware):
 
     def on_mount(self) -> None:
         self.ready = True
-        self._show_summary()
         cards = list(self.query(FixCard))
         if cards:
             # Focus the first fix without scrolling: the conclusion above it is what to read first.
@@ -195,17 +194,26 @@ class LeafScreen(WizardScreen, FactsAware):
 
     # --- checking the next start's log ------------------------------------------------------
 
-    def _show_summary(self) -> None:
+    def _summary_state(self) -> tuple[str, str]:
         """Above the checklist: how to check, the check running, or its verdict on the whole fix."""
+        if self._checking is not None:
+            return self.t("tui.verify.running", what=self._checking), ""
+        if self.checked_log is not None:
+            return summary(self.checked_log, self.wizard.lang)
+        if any(c.auto for c in self.done.leaf.checks):
+            return self.t("tui.verify.hint"), ""
+        return "", ""
+
+    def _summary_widget(self) -> Static:
+        text, level = self._summary_state()
+        box = Static(Content(text), id="verify-summary", classes=level)
+        box.display = bool(text)
+        return box
+
+    def _show_summary(self) -> None:
+        text, level = self._summary_state()
         box = self.query_one("#verify-summary", Static)
         box.remove_class("error", "success", "warning")
-        text, level = "", ""
-        if self._checking is not None:
-            text = self.t("tui.verify.running", what=self._checking)
-        elif self.checked_log is not None:
-            text, level = summary(self.checked_log, self.wizard.lang)
-        elif any(c.auto for c in self.done.leaf.checks):
-            text = self.t("tui.verify.hint")
         box.update(Content(text))
         box.display = bool(text)
         if level:
