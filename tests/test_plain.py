@@ -172,3 +172,65 @@ def test_demo_end_to_end_with_the_real_reader_and_knowledge_base() -> None:
     assert "sampler-warmup" in text
     assert "$ vllm serve" in text
     assert "detecting" not in err.getvalue()  # the demo replays its machine instead
+
+
+# --- checking the next start's log after the fix ------------------------------------------------
+
+NEXT_START = [
+    "\x1b[1;36m(APIServer pid=50011)\x1b[0;0m INFO 11-29 03:40:01 [api_server.py:1896] vLLM API server version 0.11.0",
+    "\x1b[1;36m(EngineCore_DP0 pid=50102)\x1b[0;0m INFO 11-29 03:41:52 [core.py:210] init engine (profile, create kv "
+    "cache, warmup model) took 71.84 seconds",
+    "\x1b[1;36m(APIServer pid=50011)\x1b[0;0m INFO:     Application startup complete.",
+]
+
+
+def test_the_fix_ends_with_the_verify_command_and_the_offer_defaults_to_no() -> None:
+    code, out, err, _ = drive(ENTER * 6)  # the sixth Enter answers the offer: no
+    assert code == Exit.OK, err
+    assert "`oomwizard verify sampler-warmup NEW.LOG`" in out.replace("\n  ", " ")
+    assert "Checking the fix" not in out
+
+
+def test_checking_the_next_start_now(tmp_path: Path) -> None:
+    log = tmp_path / "next.log"
+    log.write_text("\n".join(NEXT_START) + "\n", encoding="utf-8")
+    missing = str(tmp_path / "typo.log")
+    keys = ENTER * 5 + "y" + missing + ENTER + CTRL_U + str(log) + ENTER
+    code, out, err, _ = drive(keys)
+    assert code == Exit.OK, err
+    fix, checked = out.split("== Checking the fix: The sampler warm-up ran out of memory ==")
+    assert "--max-num-seqs 512" in fix
+    assert f"The server finished starting ({log}:2)." in checked
+    assert "[x] The new log shows" in checked and "[ ] Send a request" in checked
+    assert "Every automatic check passed" in checked
+    assert "typo.log" not in out + err  # refused at the prompt, never read
+
+
+def test_a_failed_start_is_reported_with_its_line(tmp_path: Path) -> None:
+    from snapshot_apps.stand_ins import WARMUP_LINE
+
+    log = tmp_path / "again.log"
+    log.write_text("\n".join([*NEXT_START[:1], WARMUP_LINE]) + "\n", encoding="utf-8")
+    code, out, _err, _ = drive(ENTER * 5 + "y" + str(log) + ENTER, lang="zh")
+    assert code == Exit.OK
+    assert "[!] 新日志出现" in out and "未通过" in out
+    assert f"{log}:2: (EngineCore_DP0 pid=3811) ERROR" in out
+    assert "修复尚未生效" in out
+
+
+def test_ctrl_c_at_the_offer_still_ends_normally() -> None:
+    code, out, err, _ = drive(ENTER * 5 + CTRL_C)
+    assert code == Exit.OK
+    assert "== The sampler warm-up ran out of memory ==" in out
+    assert "cancelled" not in err
+
+
+def test_a_broken_knowledge_base_is_exit_5_with_the_problems(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "decision_trees").mkdir()
+    (tmp_path / "decision_trees" / "tree.yaml").write_text("start: [\n", encoding="utf-8")
+    monkeypatch.setenv("OOMWIZARD_KB", str(tmp_path))
+    out, err = io.StringIO(), io.StringIO()
+    code = run_plain(LaunchOptions(), out=out, err=err)
+    assert code == Exit.KB_INVALID
+    assert "the knowledge base is broken" in err.getvalue() and "tree.yaml" in err.getvalue()
+    assert out.getvalue() == ""

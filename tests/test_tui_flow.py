@@ -29,7 +29,8 @@ from textual.widgets import DataTable, Input, Markdown, OptionList, Static, Tabb
 from oomwizard.engine import Ask, Done
 from oomwizard.exitcodes import Exit
 from oomwizard.launch import DEMO_LOG, DEMO_MACHINE, LaunchOptions
-from oomwizard.tui.app import Outcome, WizardApp, print_outcome
+from oomwizard.tui.app import Outcome, WizardApp, print_outcome, run_tui
+from oomwizard.tui.inputs import Sources, default_sources
 from oomwizard.tui.screens.diagnosis import DiagnosisScreen
 from oomwizard.tui.screens.facts import FactsScreen
 from oomwizard.tui.screens.help import HelpScreen
@@ -443,9 +444,10 @@ async def test_detection_failure_is_reported_not_fatal() -> None:
 
 
 @run_async
-async def test_no_gpu_and_no_log_puts_the_demo_first(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_no_gpu_and_no_log_puts_the_demo_first_and_enter_opens_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(WelcomeScreen, "_demo_available", lambda self: True)
-    app = make_app(stand_ins=StandIns(machine=no_gpu_machine()))
+    si = StandIns(machine=no_gpu_machine())
+    app = make_app(stand_ins=si)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         actions = app.screen.query_one("#actions", OptionList)
@@ -454,6 +456,12 @@ async def test_no_gpu_and_no_log_puts_the_demo_first(monkeypatch: pytest.MonkeyP
         text = screen_text(app)
         assert "the demo shows" in text
         assert "libnvidia-ml.so.1 was not found" in text
+        assert "⏎ Choose" in text  # the footer says what Enter does
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, DiagnosisScreen)
+        assert si.read_paths == [[str(DEMO_LOG)]]
+        assert app.machine.result is not None and app.machine.result.replayed_from == str(DEMO_MACHINE)
 
 
 @run_async
@@ -600,3 +608,127 @@ async def test_a_correction_while_on_the_leaf_redraws_its_commands() -> None:
         await settle(pilot)
         assert "--max-num-seqs 128" in leaf.query_one("#fix-1", FixCard).copy_text
         assert app.screen is leaf and not leaf._moved
+
+
+# --- the footer and the suggestion at 80x24 ---------------------------------------------------
+
+
+@run_async
+async def test_the_footer_always_says_how_to_go_on() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "⏎ Continue with this" in screen_text(app).splitlines()[-1]
+        await press(pilot, "enter")
+        footer = screen_text(app).splitlines()[-1]
+        assert "⏎ Choose" in footer and "? Why we ask" in footer and "q Quit" in footer
+        await press(pilot, "enter")  # the version box: q and ? type, so the footer names F1 and Ctrl+Q
+        footer = screen_text(app).splitlines()[-1]
+        assert "F1 Why we ask" in footer and "^q Quit" in footer
+        assert "? Why we ask" not in footer and "q Quit" not in footer.replace("^q Quit", "")
+        await press(pilot, "f1")
+        assert isinstance(app.screen, HelpScreen) and app.screen.question.id == "vllm_version"
+
+
+@run_async
+async def test_chinese_footer() -> None:
+    app = make_app(logs=[LOG], lang="zh")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "⏎ 以此继续" in screen_text(app).splitlines()[-1]
+        await press(pilot, "enter")
+        assert "⏎ 选择" in screen_text(app).splitlines()[-1]
+
+
+@pytest.mark.skipif(not (DEMO_LOG.exists() and DEMO_MACHINE.exists()), reason="demo files not present")
+@run_async
+async def test_every_suggestion_and_its_source_is_visible_at_80x24_on_the_real_tree() -> None:
+    """Long lists (the first question has over a dozen choices) must not push the source off screen."""
+    app = WizardApp(LaunchOptions(demo=True), environ={})
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        seen_long_list = False
+        for _ in range(30):
+            if not isinstance(app.screen, QuestionScreen):
+                break
+            step = app.session.current()
+            assert isinstance(step, Ask)
+            text = screen_text(app)
+            if step.question.kind == "choice" and len(step.question.choices) > 10:
+                seen_long_list = True
+            if step.suggestion is not None:
+                line = next((ln for ln in text.splitlines() if "Suggested:" in ln), None)
+                assert line is not None, f"{step.question.id}: suggestion not on screen\n{text}"
+                assert "from " in text.split("Suggested:", 1)[1]
+                facts = [app.session.facts.get(n) for n in step.suggestion.facts]
+                if any(f is not None and f.kind == "log" for f in facts):
+                    assert "vllm-serve.log:" in text, text  # the file and line, not a long path
+            await press(pilot, "enter")
+        assert seen_long_list
+        assert isinstance(app.screen, LeafScreen)
+
+
+@run_async
+async def test_a_wrapped_choice_keeps_a_hanging_indent() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=(60, 24)) as pilot:
+        await to_questions(pilot)
+        lines = screen_text(app).splitlines()
+        first = next(i for i, ln in enumerate(lines) if '★ "CUDA out of memory occurred' in ln)
+        column = lines[first].index("★") + 2
+        continuation = lines[first + 1]
+        assert continuation[:column].strip() == "" and continuation[column] != " ", lines[first : first + 2]
+
+
+# --- inputs that are not what they should be --------------------------------------------------
+
+
+def real_reader(stand_ins: StandIns) -> Sources:
+    """The real log reader with the stand-in machine."""
+    real = default_sources()
+    fixed = stand_ins.sources()
+    return Sources(real.diagnose_paths, real.diagnose_text, fixed.detect_machine, fixed.replay_machine)
+
+
+@run_async
+async def test_a_paste_with_nothing_recognisable_says_so_and_the_questions_still_work() -> None:
+    si = StandIns()
+    app = WizardApp(LaunchOptions(), kb=fixture_kb(), sources=real_reader(si), environ={})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "down", "enter")
+        app.screen.query_one(TextArea).insert("hello from the wrong window\nnothing to see here\n")
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, DiagnosisScreen)
+        text = screen_text(app)
+        assert "No known out-of-memory failure was recognised" in text
+        assert "no out-of-memory error or other failure this tool knows was found" in text
+        await press(pilot, "enter")
+        assert isinstance(app.screen, QuestionScreen) and question_id(app) == "symptom"
+
+
+@run_async
+async def test_a_binary_file_given_as_the_log_is_called_so(tmp_path: Path) -> None:
+    blob = tmp_path / "core.12345"
+    blob.write_bytes(bytes(range(256)) * 64)
+    si = StandIns()
+    app = WizardApp(LaunchOptions(logs=[str(blob)]), kb=fixture_kb(), sources=real_reader(si), environ={})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, DiagnosisScreen)
+        assert "looks like a binary file" in screen_text(app)
+
+
+def test_a_broken_knowledge_base_is_reported_before_the_screen_is_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "decision_trees").mkdir()
+    (tmp_path / "decision_trees" / "tree.yaml").write_text("start: [\n", encoding="utf-8")
+    monkeypatch.setenv("OOMWIZARD_KB", str(tmp_path))
+    started: list[bool] = []
+    monkeypatch.setattr(WizardApp, "run", lambda self, **kw: started.append(True))
+    assert run_tui(LaunchOptions()) == Exit.KB_INVALID
+    err = capsys.readouterr().err
+    assert "the knowledge base is broken" in err and "oomwizard lint" in err and "tree.yaml" in err
+    assert started == []
