@@ -87,6 +87,10 @@ EXAMPLES = {
     "swap-space-warning": "WARNING 01-01 config.py:1] Possibly too large swap space. 64.00 GiB out of the 125.00 GiB total "
                           "CPU memory is allocated for the swap space.",
     "sigkill-exit": "Worker VllmWorkerProcess pid 512 died, exit code: -9",
+    "weights-load-message": "ERROR 06-03 [gpu_model_runner.py:4431] Failed to load model - not enough GPU memory. Try "
+                            "lowering --gpu-memory-utilization (original error: CUDA out of memory. Tried to allocate 2.00 GiB.",
+    "kv-blocks-zero": "INFO 02-26 10:13:05 executor_base.py:111] # cuda blocks: 0, # CPU blocks: 4681",
+    "kv-budget-negative": "INFO 09-28 [gpu_worker.py:298] Available KV cache memory: -1.37 GiB",
 }
 
 
@@ -109,6 +113,9 @@ def test_signature_matches_its_example(sig) -> None:  # type: ignore[no-untyped-
         "If out-of-memory error occurs during cudagraph capture, consider decreasing `gpu_memory_utilization`.",
         "INFO 01-01 [core.py:1] Killed 3 stale requests",
         "GPU KV cache usage: 97.1%, Prefix cache hit rate: 31.0%",
+        "INFO 01-01 [executor_base.py:111] # cuda blocks: 2048, # CPU blocks: 0",
+        "INFO 01-01 [executor_base.py:111] # GPU blocks: 0.5",
+        "INFO 01-01 [gpu_worker.py:298] Available KV cache memory: 12.40 GiB",
     ],
 )
 def test_benign_lines_match_nothing(text: str) -> None:

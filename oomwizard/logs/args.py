@@ -135,7 +135,7 @@ def parse_kv_repr(text: str) -> dict[str, Any]:
 _NON_DEFAULT_RE = re.compile(r"non-default args:\s*(\{.*)")
 _NAMESPACE_RE = re.compile(r"args:\s*Namespace\((.*)")
 _CONFIG_RE = re.compile(
-    r"Initializing an?\s*(?:(?P<engine>V[01])\s*)?LLM engine\s*\((?P<version>v?[^)\s]+)\)\s*with config:\s*(?P<cfg>.*)"
+    r"Initializing an?\s*(?:(?P<engine>V[01])\s*)?LLM engine\s*(?:\((?P<version>v?[^)\s]+)\)\s*)?with config:\s*(?P<cfg>.*)"
 )
 
 
@@ -155,12 +155,14 @@ def parse_namespace(text: str) -> dict[str, Any] | None:
     return parse_kv_repr(blob[1:_matching(blob, 0) - 1])
 
 
-def parse_engine_config(text: str) -> tuple[str | None, str, dict[str, Any]] | None:
-    """``(engine, version, config)`` from the engine's start-up line."""
+def parse_engine_config(text: str) -> tuple[str | None, str | None, dict[str, Any]] | None:
+    """``(engine, version, config)`` from the engine's start-up line (releases before 0.4.1 print
+    no version in it)."""
     m = _CONFIG_RE.search(text)
     if not m:
         return None
-    return m.group("engine"), m.group("version").lstrip("v"), parse_kv_repr(m.group("cfg"))
+    version = m.group("version")
+    return m.group("engine"), version.lstrip("v") if version else None, parse_kv_repr(m.group("cfg"))
 
 
 # --- rebuilding the command line ------------------------------------------------------------------
@@ -276,6 +278,69 @@ _COMMAND_RE = re.compile(
     r"(?:^|[\s;&|$#>])(?P<cmd>(?:[A-Z_][A-Z0-9_]*=\S+\s+)*"
     r"(?:vllm\s+serve|python[\d.]*\s+-m\s+vllm\.entrypoints\.(?:openai\.)?api_server)\b.*)"
 )
+
+
+_SHORT_FLAGS = {"-tp": "tensor_parallel_size", "-pp": "pipeline_parallel_size", "-dp": "data_parallel_size",
+                "-q": "quantization", "-O": "compilation_config"}
+
+
+def command_args(cmd: str) -> dict[str, Any]:
+    """The arguments of a quoted ``vllm serve`` / ``python -m vllm.entrypoints…`` command, as the
+    argument parser would name them: ``--max-model-len 4096`` and ``--max_model_len=4096`` both give
+    ``max_model_len: 4096``; a switch alone is ``True``, ``--no-X`` is ``X: False``."""
+    try:
+        argv = shlex.split(cmd)
+    except ValueError:
+        argv = cmd.split()
+    out: dict[str, Any] = {}
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        i += 1
+        if word == "serve" and i < len(argv) and not argv[i].startswith("-"):
+            out["model_tag"] = argv[i]
+            i += 1
+            continue
+        if not word.startswith("-") or word in ("-", "--", "-m"):
+            continue
+        name, eq, val = word.partition("=")
+        key = _SHORT_FLAGS.get(name) or name.lstrip("-").replace("-", "_")
+        if not re.fullmatch(r"[A-Za-z_]\w*", key):
+            continue
+        if not eq:
+            if i < len(argv) and not re.match(r"--?[A-Za-z]", argv[i]):
+                val = argv[i]
+                i += 1
+            elif key.startswith("no_"):
+                out[key[3:]] = False
+                continue
+            else:
+                out[key] = True
+                continue
+        out[key] = literal(val)
+    return out
+
+
+_LLM_CALL_RE = re.compile(r"\bLLM\((?P<args>[^()]*(?:\([^()]*\)[^()]*)*)\)")
+
+
+def llm_call_args(text: str) -> dict[str, Any] | None:
+    """The keyword arguments of an offline ``LLM(...)`` call written on one line; the first
+    positional argument is the model."""
+    m = _LLM_CALL_RE.search(text)
+    if not m:
+        return None
+    out: dict[str, Any] = {}
+    for i, item in enumerate(split_top(m.group("args"))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if eq and re.fullmatch(r"[A-Za-z_]\w*", key):
+            out[key] = literal(value)
+        elif i == 0:
+            model = literal(item)
+            if isinstance(model, str) and model and not model.startswith(("*", "{")):
+                out["model"] = model
+    return out or None
 
 
 def find_command(text: str) -> str | None:

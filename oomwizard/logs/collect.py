@@ -21,20 +21,38 @@ from . import facts as fact_rules
 from .lines import Logical
 from .model import where
 from .reader import Anchor
-from .signatures import FRAME_RE, METHOD_RE, OOM_RE, OOM_TRIGGERS, SIGNATURES, TIMELINE, Signature
+from .signatures import (
+    FRAME_RE,
+    METHOD_RE,
+    MM_PROFILE_RE,
+    MM_PROFILE_TRIGGERS,
+    NEAR_LINES,
+    OOM_RE,
+    OOM_TRIGGERS,
+    PROGRESS_RE,
+    SERVING_LOOPS,
+    SERVING_SOURCES,
+    SIGNATURES,
+    TIMELINE,
+    Signature,
+)
 from .torch_oom import TorchOom, parse_torch_oom
 
 MAX_FAILURES = 2000
 MAX_FRAMES = 400
 MAX_PROCS = 512
+MAX_MARKS = 256
+"""Worker methods and unfinished progress bars kept per start of the engine."""
+MAX_HISTORY = 64
+"""Values kept per fact, to find the one in force when the diagnosed error happened."""
 EVIDENCE_WIDTH = 400
 
 _EXC_RE = re.compile(
     r"^\s*(?:[A-Za-z_][\w]*\.)*(?P<type>[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure))"
     r"(?:\((?P<inner>\w+)\))?(?::\s*(?P<msg>.*))?$"
 )
-_RUN_START = ("vLLM API server version", "LLM engine (")
-_RUN_START_RE = re.compile(r"vLLM API server version|Initializing an?\s*(?:V[01]\s*)?LLM engine \(")
+_RUN_START = ("vLLM API server version", "LLM engine (", "LLM engine with config")
+_RUN_START_RE = re.compile(r"vLLM API server version|Initializing an?\s*(?:V[01]\s*)?LLM engine (?:\(|with config)")
 _CODE_RE = re.compile(r"^\s{3,}\S|^\s*[~^]+\s*$")
 
 def _alternation(words: set[str] | tuple[str, ...]) -> re.Pattern[str]:
@@ -58,7 +76,7 @@ def _dense_anchors() -> tuple[Anchor, ...]:
     """Every trigger the collector reacts to, as an anchor for reading mid-sized logs: the lines
     around a hit are read (enough for a wrapped message and a traceback's source lines)."""
     words = (_SIG_TRIGGERS | ({t for t, _, _ in TIMELINE} - _SERVING_TRIGGERS) | set(fact_rules.TRIGGERS)
-             | set(_RUN_START) | _TRACEBACK_TRIGGERS)
+             | set(_RUN_START) | _TRACEBACK_TRIGGERS | set(MM_PROFILE_TRIGGERS))
     out = [Anchor(w.encode(), 1536, 32 << 10 if w in _LONG_LINES else 2048) for w in sorted(words)]
     out += [Anchor(w.encode(), 512, 512, once=True) for w in sorted(_SERVING_TRIGGERS)]
     return tuple(out)
@@ -104,6 +122,15 @@ class Failure:
     timeline: str | None = None
     """How far start-up had got when the error was printed."""
     exc_type: str | None = None
+    hints: set[str] = field(default_factory=set)
+    """Frame flags the rest of the log implies (``mm_encoder`` while a multimodal profiling pass runs)."""
+    near_methods: list[str] = field(default_factory=list)
+    """Worker methods other processes named close by, nearest first (set by ``Collector.finish``)."""
+    after: tuple[str, str] | None = None
+    """``(phase, bar text)`` of a progress bar flushed right after the error, stopped before its end."""
+    next_frames: list[Frame] = field(default_factory=list)
+    """Frames of the traceback the same process printed right after the message (a logger that
+    writes the error first and its traceback below it)."""
 
 
 @dataclass
@@ -114,6 +141,14 @@ class Run:
     line: int
     phase: str | None = None
     progressed: bool = False
+    mm_profile: bool = False
+    """The profiling pass of this start runs on multimodal inputs."""
+    methods: list[tuple[str, int, str]] = field(default_factory=list)
+    """``(file, line, method)`` for every "while processing method …" line."""
+    bars: list[tuple[str, int, str, str]] = field(default_factory=list)
+    """``(file, line, phase, text)`` for progress bars stopped before their end."""
+    tracebacks: list[tuple[str, int, str, Traceback]] = field(default_factory=list)
+    """``(file, line, process, traceback)`` for every traceback header."""
 
 
 def sanitize(text: str, width: int = EVIDENCE_WIDTH) -> str:
@@ -134,6 +169,10 @@ class Collector:
         self.files: list[str] = []
         """Inputs in the order they were read."""
         self._line: Logical | None = None
+        self.history: dict[str, list[list[Any]]] = {}
+        """The values a fact took, in reading order: ``[first position, fact there, last position,
+        fact there]`` per stretch of equal values (a position is ``(input index, line)``)."""
+        self._derived: set[str] = set()
 
     # --- facts --------------------------------------------------------------------------------
     def put(self, name: str, raw: Any) -> None:
@@ -154,10 +193,18 @@ class Collector:
             return
         if value is None or value == "":
             return
-        self.facts[name] = Fact(
+        fact = self.facts[name] = Fact(
             name, value, where(self.file, lg.line), kind="log",
             detail=sanitize(lg.shown, 300), file=self.file, line=lg.line,
         )
+        pos = (len(self.files) - 1, lg.line)
+        hist = self.history.setdefault(name, [])
+        if hist and hist[-1][3].value == value:
+            hist[-1][2:] = [pos, fact]
+        else:
+            if len(hist) >= MAX_HISTORY:
+                del hist[1]  # keep the first value: the one in force before anything changed it
+            hist.append([pos, fact, pos, fact])
 
     def put_at(self, name: str, raw: Any, file: str, line: int, detail: str) -> None:
         if name not in CATALOG:
@@ -177,10 +224,18 @@ class Collector:
 
     def feed(self, lg: Logical) -> None:
         text = lg.text
-        if self.run.phase != "serving" and _SERVING_RE.search(text):
+        if self.run.phase != "serving" and (
+                _SERVING_RE.search(text)
+                or (lg.level == "ERROR" and lg.src.rsplit("/", 1)[-1].startswith(SERVING_SOURCES))):
             self.run.phase = "serving"
             self.run.progressed = True
         self._line = lg
+        if "method" in text and len(self.run.methods) < MAX_MARKS:
+            m = METHOD_RE.search(text)
+            if m:
+                self.run.methods.append((self.file, lg.line, m.group("func")))
+        if not self.run.mm_profile and any(t in text for t in MM_PROFILE_TRIGGERS) and MM_PROFILE_RE.search(text):
+            self.run.mm_profile = True
         key = lg.proc
         tb = self.tracebacks.get(key)
         header = "Traceback" in text and "most recent call last" in text
@@ -189,6 +244,8 @@ class Collector:
             if len(self.tracebacks) >= MAX_PROCS and key not in self.tracebacks:
                 self.tracebacks.pop(next(iter(self.tracebacks)))
             tb = self.tracebacks[key] = Traceback(list(inherited[-MAX_FRAMES:]))
+            if len(self.run.tracebacks) < MAX_MARKS:
+                self.run.tracebacks.append((self.file, lg.line, key, tb))
         found = 0
         last = 0
         if 'File "' in text:
@@ -200,6 +257,9 @@ class Collector:
                     tb.frames.append(Frame(m.group("path"), m.group("func")))
                 found += 1
                 last = m.end()
+                if self.run.phase != "serving" and m.group("func") in SERVING_LOOPS:
+                    self.run.phase = "serving"
+                    self.run.progressed = True
         if (header or found) and not _SIG_TRIGGER_RE.search(text, last):
             return
         if "above exception" in text:
@@ -240,6 +300,8 @@ class Collector:
             timeline=self.run.phase,
             **kw,
         )
+        if self.run.mm_profile:
+            f.hints.add("mm_encoder")
         self.failures.append(f)
         return f
 
@@ -263,8 +325,14 @@ class Collector:
                                                   for fr in frames):
                 continue
             groups = {k: v for k, v in m.groupdict().items() if v is not None}
+            # A message that quotes PyTorch's error keeps its numbers (the chained error may be cut).
+            inline = parse_torch_oom(text) if sig.oom else None
+            if inline is not None and inline.requested is None:
+                inline = None
             self._new_failure(lg, m.start(), signature=sig, groups=groups, frames=frames, code=code,
-                              exc_type=exc_type, is_oom=sig.oom)
+                              exc_type=exc_type, is_oom=sig.oom, oom=inline)
+            if inline is not None and inline.total is not None:
+                self.put("gpu_mem_total_bytes", inline.total)
             named_oom = named_oom or sig.oom
             for group, fact in sig.facts.items():
                 if group in groups:
@@ -299,6 +367,9 @@ class Collector:
         for trigger, rx, phase in TIMELINE:
             if trigger in text and (rx is None or rx.search(text)):
                 run = self.run
+                bar = PROGRESS_RE.search(text)
+                if bar and int(bar.group("done")) < int(bar.group("total")) and len(run.bars) < MAX_MARKS:
+                    run.bars.append((self.file, lg.line, phase, sanitize(lg.shown, 160)))
                 if phase == "sampler_warmup" and self.facts.get("engine") is not None \
                         and self.facts["engine"].value == "v0":
                     phase = "serving"
@@ -310,7 +381,51 @@ class Collector:
 
     # --- end ----------------------------------------------------------------------------------
     def finish(self) -> None:
+        """What needs the whole log: neighbours of each error, then the derived facts."""
+        self._link()
+        self.derive()
+
+    def _link(self) -> None:
+        """For errors that carry no frames of their own: the worker methods named close by and a
+        progress bar flushed right after them (the stage it counts was running when they died)."""
+        for f in self.failures:
+            run = self.runs[f.run]
+            near = sorted((abs(line - f.line), method) for file, line, method in run.methods
+                          if file == f.file and abs(line - f.line) <= NEAR_LINES)
+            f.near_methods = list(dict.fromkeys(m for _, m in near))
+            f.after = next(((phase, text) for file, line, phase, text in run.bars
+                            if file == f.file and 0 < line - f.line <= NEAR_LINES), None)
+            if not f.frames:
+                f.next_frames = next((list(tb.frames) for file, line, proc, tb in run.tracebacks
+                                      if file == f.file and proc == f.proc and 0 < line - f.line <= NEAR_LINES), [])
+
+    def settle(self, file: str, line: int) -> bool:
+        """Make every fact the value in force at ``file:line`` (the error being diagnosed): the last
+        one read at or before it, else the first one after. A setting named again later (a restart,
+        or the fix described after the crash) must not rewrite what was true when it failed.
+        Returns whether anything changed."""
+        if file not in self.files:
+            return False
+        at = (self.files.index(file), line)
+        changed = False
+        for name, hist in self.history.items():
+            started = [h for h in hist if h[0] <= at]
+            if started:
+                _, first_fact, last, last_fact = started[-1]
+                chosen = last_fact if last <= at else first_fact
+            else:
+                chosen = hist[0][1]
+            current = self.facts.get(name)
+            if current is None or current.value != chosen.value:
+                self.facts[name] = chosen
+                changed = True
+        return changed
+
+    def derive(self) -> None:
         """Facts that need the whole log: the command line, GPU count, the model's family."""
+        for name in self._derived:
+            self.facts.pop(name, None)
+        before = set(self.facts)
         literal = self.private.get("_serve_command_literal")
         from_args = self.private.get("_serve_command_from_args")
         ns = self.private.get("_namespace")
@@ -337,3 +452,4 @@ class Collector:
             for name, value in derived.items():
                 if name not in self.facts:
                     self.put_at(name, value, src.file or self.file, src.line or 0, src.detail or "")
+        self._derived = set(self.facts) - before

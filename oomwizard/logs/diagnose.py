@@ -83,6 +83,9 @@ def diagnose_sources(sources: list[Source], *, exact_limit: int = EXACT_LIMIT,
         warnings.extend(_input_warnings(stats))
     col.finish()
     ranked = rank(col)
+    if ranked.primary is not None and col.settle(ranked.primary.file, ranked.primary.line):
+        col.derive()
+        ranked = rank(col)
     facts = FactSet.of(col.facts.values())
     _failure_facts(facts, col, ranked.primary, ranked.phase, ranked.first_rank)
     best = ranked.matches[0] if ranked.matches else None

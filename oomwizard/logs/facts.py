@@ -23,11 +23,17 @@ _F = r"(\d+(?:\.\d+)?)"
 
 _VERSION_RES = (
     re.compile(r"vLLM API server version\s*v?(\d+\.\d+[\w.+-]*)"),
-    re.compile(r"vLLM [Vv]ersion\s*:?\s*v?(\d+\.\d+[\w.+-]*)"),
+    re.compile(r"vLLM [Vv]ersion\s*(?::|=|\bis\b|\bwas\b)?\s*v?(\d+\.\d+[\w.+-]*)"),
     re.compile(r"(?:^|[\s\[\]'\"(])vllm\s*==\s*v?(\d+\.\d+[\w.+-]*)"),
     re.compile(r"^vllm\s{2,}v?(\d+\.\d+[\w.+-]*)"),
     re.compile(r"vllm/vllm-openai(?:-rocm)?:v?(\d+\.\d+\.\d+[\w.+-]*)"),
+    # The start-up banner (0.1x): an ASCII-art logo with "version X" beside it.
+    re.compile(r"[█▀▄]\s+version\s+v?(\d+\.\d+[\w.+-]*)"),
+    # Prose in a report: "on vLLM 0.21.0", "vLLM v0.22.0 image" (three numbers, so "vLLM 2" is not one).
+    re.compile(r"\bvLLM\s+v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+|\.dev\w+|\+\w+)*)(?![\w.])"),
 )
+_BANNER_MODEL_RE = re.compile(r"[█▀▄]\s+model\s+(\S+)")
+_LORA_UPDATING_RE = re.compile(r"\bVLLM_ALLOW_RUNTIME_LORA_UPDATING[\"']?\s*[=:]\s*[\"']?(?:true|True|TRUE|1)\b")
 _TORCH_RES = (
     re.compile(r"PyTorch version\s*:\s*(\d+\.\d+[\w.+-]*)"),
     re.compile(r"(?:^|[\s\[\]'\"(])torch\s*==\s*(\d+\.\d+[\w.+-]*)"),
@@ -159,7 +165,8 @@ def _engine_config(text: str, put: Setter) -> None:
     if parsed is None:
         return
     engine, version, cfg = parsed
-    put("vllm_version", version)
+    if version:
+        put("vllm_version", version)
     if engine == "V1":
         put("engine", "v1")
     elif engine == "V0" or "an LLM engine" in text:
@@ -232,6 +239,8 @@ def _alloc(text: str, put: Setter) -> None:
 
 
 def _env(text: str, put: Setter) -> None:
+    if _LORA_UPDATING_RE.search(text):
+        put("lora_enabled", True)
     for fact, rx in _ENV_RES.items():
         m = rx.search(text)
         if m:
@@ -355,6 +364,18 @@ def _misc(text: str, put: Setter) -> None:
         put("vocab_size", int(m.group(1)))
 
 
+def _banner(text: str, put: Setter) -> None:
+    m = _BANNER_MODEL_RE.search(text)
+    if m:
+        put("model", m.group(1))
+
+
+def _llm_call(text: str, put: Setter) -> None:
+    call = argparse_repr.llm_call_args(text)
+    if call:
+        _apply_args(call, put)
+
+
 def _args(text: str, put: Setter) -> None:
     nd = argparse_repr.parse_non_default_args(text)
     if nd is not None:
@@ -373,16 +394,17 @@ def _command(text: str, put: Setter) -> None:
     cmd = argparse_repr.find_command(text)
     if cmd:
         put("_serve_command_literal", cmd)
+        _apply_args(argparse_repr.command_args(cmd), put)
         _alloc(text, put)
         _env(text, put)
 
 
 RULES: tuple[tuple[tuple[str, ...], Callable[[str, Setter], None]], ...] = (
-    (("LLM engine (",), _engine_config),
-    (("version", "Version", "vllm==", "vllm ", "vllm/vllm-openai"), _versions),
+    (("LLM engine (", "LLM engine with config"), _engine_config),
+    (("version", "Version", "vllm==", "vllm ", "vllm/vllm-openai", "vLLM "), _versions),
     (("PyTorch version", "torch==", "torch "), _torch),
     (("ALLOC_CONF",), _alloc),
-    (("VLLM_USE_",), _env),
+    (("VLLM_USE_", "VLLM_ALLOW_RUNTIME_LORA"), _env),
     (("NVIDIA", "AMD ", "Intel", "Tesla", "Quadro", "Device name"), _gpu),
     (("took", "KV cache size", "KV cache memory", "concurrency", "CUDA graph", "total_gpu_memory", "model weights take", "torch peak memory",
       "Free memory on device", "Actual usage", "kv-cache-memory", "kv cache memory", "Chunked prefill",
@@ -391,6 +413,8 @@ RULES: tuple[tuple[tuple[str, ...], Callable[[str, Setter], None]], ...] = (
       "Encoder cache", "DeepGemm", "DeepGEMM", "deep_gemm", "Expandable segments", "ustom all", "custom_all_reduce",
       "vocab"), _misc),
     (("non-default args", "Namespace("), _args),
+    (("LLM(",), _llm_call),
+    (("█",), _banner),
     (("vllm serve", "vllm.entrypoints"), _command),
 )
 TRIGGERS: tuple[str, ...] = tuple(sorted({t for ts, _ in RULES for t in ts}))

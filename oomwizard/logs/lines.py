@@ -22,6 +22,10 @@ MIN_WRAP = 72
 MAX_WRAP = 260
 MAX_JOINED = 64 << 10
 MAX_PIECES = 80
+BLOCK_CUTS = frozenset({1000, 1024, 2000, 2048, 4000, 4096, 8000, 8192, 16000, 16384})
+"""Line lengths (characters or bytes) at which viewers and shippers cut long lines: Docker's
+json-file driver splits at 16 KiB, web log viewers and some pastes at 1000 or 1024. A line of
+exactly such a length is taken as cut even when it is far wider than any terminal."""
 
 
 @dataclass
@@ -85,10 +89,12 @@ class Joiner:
         return MIN_WRAP <= w <= MAX_WRAP
 
     def feed(self, line_no: int, raw: str) -> Iterator[Logical]:
+        body = raw.rstrip("\r\n")
+        block_cut = len(body) >= 1000 and (len(body) in BLOCK_CUTS or len(body.encode("utf-8", "replace")) in BLOCK_CUTS)
         for c in clean(raw):
-            yield from self._feed_clean(line_no, c)
+            yield from self._feed_clean(line_no, c, block_cut)
 
-    def _feed_clean(self, line_no: int, c: Clean) -> Iterator[Logical]:
+    def _feed_clean(self, line_no: int, c: Clean, block_cut: bool = False) -> Iterator[Logical]:
         if not c.text.strip():
             return  # blank lines (and Markdown fences) neither start nor end a message
         width = len(c.shown)
@@ -106,7 +112,7 @@ class Joiner:
             self.pending = Logical(c.text, c.shown, line_no, c.proc, c.rank, c.level, c.src)
         self._learn(width)
         self.last_width = width
-        self.last_partial = c.partial
+        self.last_partial = c.partial or block_cut
 
     def flush(self) -> Iterator[Logical]:
         """End of input, or a gap in a scanned log: nothing continues across it."""

@@ -28,6 +28,7 @@ from .signatures import (
     LARGE_VOCAB,
     MESSAGE,
     MRV2_ZERO,
+    NEIGHBOUR,
     PHASE,
     REFINED,
     TIMELINE_PHASE,
@@ -62,7 +63,8 @@ def frame_phase(frames: list[Frame]) -> str | None:
     for fp in FRAME_PHASES:
         if (funcs & fp.funcs
                 or (fp.path is not None and any(fp.path.search(f.path) for f in frames))
-                or (fp.func_re is not None and any(fp.func_re.search(f.func) for f in frames))):
+                or (fp.func_re is not None and any(fp.func_re.search(f.func) for f in frames))
+                or (fp.ctor is not None and any(f.func == "__init__" and fp.ctor.search(f.path) for f in frames))):
             return fp.phase
     return None
 
@@ -225,24 +227,29 @@ def _by_phase(ctx: Context, phase: str, flags: set[str], base: float, how: Text)
     if phase == "startup_check":
         return [Candidate("insufficient-free-memory-at-startup", base, how)]
     if phase == "serving":
-        out = _features(ctx, flags, base)
+        out = _features(ctx, flags, base, enabled=0.02)
         out.append(Candidate("runtime-oom", base, how))
         return out
     return []
 
 
-def _features(ctx: Context, flags: set[str], base: float) -> list[Candidate]:
+def _features(ctx: Context, flags: set[str], base: float, enabled: float = -0.12) -> list[Candidate]:
+    """LoRA and speculative decoding: from the traceback (``base + 0.05``), or only because the log
+    shows them enabled (``base + enabled``). Once start-up succeeded, an enabled feature is the
+    likeliest extra consumer: the start-up profile under-counts both (adapter buffers that grow
+    with the step's tokens, the draft model's KV cache and logits), so serving and phase-less
+    errors rank them just above the generic runtime OOM; during profiling they rank below it."""
     out: list[Candidate] = []
     if "lora" in flags:
         out.append(Candidate("lora", base + 0.05, Text("the traceback goes through LoRA code", "traceback 经过 LoRA 代码")))
     elif ctx.value("lora_enabled") is True:
-        out.append(Candidate("lora", base - 0.12, Text("LoRA is enabled", "启用了 LoRA"), _facts_present(ctx, "lora_enabled")))
+        out.append(Candidate("lora", base + enabled, Text("LoRA is enabled", "启用了 LoRA"), _facts_present(ctx, "lora_enabled")))
     if "spec_decode" in flags:
         out.append(Candidate("speculative-decoding", base + 0.05,
                              Text("the traceback goes through the speculative-decoding drafter",
                                   "traceback 经过推测解码的 drafter")))
     elif ctx.value("speculative_method"):
-        out.append(Candidate("speculative-decoding", base - 0.12,
+        out.append(Candidate("speculative-decoding", base + enabled,
                              Text(f"speculative decoding ({ctx.value('speculative_method')}) is enabled",
                                   f"启用了推测解码（{ctx.value('speculative_method')}）"),
                              _facts_present(ctx, "speculative_method")))
@@ -267,7 +274,7 @@ def _fragmentation(f: Failure) -> list[Candidate]:
 
 def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
     """Candidates for one failure, and the failure phase it shows."""
-    flags = frame_flags(f.frames, f.code)
+    flags = frame_flags(f.frames or f.next_frames, f.code) | f.hints
     by_frames = frame_phase(f.frames)
     sig = f.signature
     if sig is not None:
@@ -283,11 +290,30 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
     if f.exc_type and "invalid argument" in f.text and "custom_allreduce" in flags:
         return _allreduce(ctx, MESSAGE - 0.05), "graph_capture"
     out: list[Candidate] = []
+    by_next = frame_phase(f.next_frames) if by_frames is None else None
+    by_method = frame_phase([Frame("", m) for m in f.near_methods]) if by_frames is None else None
     if by_frames is not None:
         phase: str | None = by_frames
         base = PHASE
         how = Text(f"the traceback shows the OOM during {PHASE_NAMES[by_frames].en}",
                    f"traceback 显示 OOM 发生在 {PHASE_NAMES[by_frames].zh} 阶段")
+    elif by_next is not None:
+        phase = by_next
+        base = NEIGHBOUR
+        how = Text(f"the traceback printed right below the message shows {PHASE_NAMES[by_next].en}",
+                   f"紧随该信息打印的 traceback 显示当时正在{PHASE_NAMES[by_next].zh}")
+    elif by_method is not None:
+        phase = by_method
+        base = NEIGHBOUR
+        how = Text(f"its own traceback is not in the log, but the workers beside it were running "
+                   f"{PHASE_NAMES[by_method].en} ({', '.join(f.near_methods[:2])})",
+                   f"日志中没有它自己的 traceback，但相邻的 worker 当时正在 {PHASE_NAMES[by_method].zh}"
+                   f"（{', '.join(f.near_methods[:2])}）")
+    elif f.after is not None:
+        phase = f.after[0]
+        base = TIMELINE_PHASE
+        how = Text(f"a progress bar printed right after the error stopped unfinished: {PHASE_NAMES[phase].en} was running",
+                   f"错误之后打印的进度条停在中途：当时正在{PHASE_NAMES[phase].zh}")
     elif f.timeline is not None:
         phase = f.timeline
         base = TIMELINE_PHASE
@@ -301,7 +327,7 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
     if phase is not None:
         out.extend(_by_phase(ctx, phase, flags, base, how))
     else:
-        out.extend(_features(ctx, flags, base + 0.1))
+        out.extend(_features(ctx, flags, base + 0.1, enabled=-0.08))
         out.append(Candidate("runtime-oom", base, how))
     out.extend(_fragmentation(f))
     return out, phase

@@ -27,6 +27,8 @@ from .reader import Anchor
 MESSAGE = 0.95
 REFINED = 0.97
 PHASE = 0.8
+NEIGHBOUR = 0.72
+"""The phase another worker's traceback or method names for an error that has no frames of its own."""
 TIMELINE_PHASE = 0.62
 WEAK = 0.4
 EARLIER_RUN = 0.8
@@ -169,6 +171,33 @@ SIGNATURES: tuple[Signature, ...] = (
         "vLLM 做内存分析期间空闲显存发生变化：同一 GPU 上有其他进程启动或退出。",
         phase="profile_run",
     ),
+    _sig(
+        "weights-load-message", "not enough GPU memory",
+        phrase("Failed to load model - not enough GPU memory"),
+        "weights-load-oom", MESSAGE,
+        "vLLM says loading the model's weights ran out of GPU memory.",
+        "vLLM 报告加载模型权重时显存不足。",
+        phase="load_weights", oom=True,
+    ),
+    # V0 prints the block count and the budget before it raises "No available memory for the cache
+    # blocks"; V1 raises the same error for a budget of zero or less. A paste cut before the message
+    # still shows the cause.
+    _sig(
+        "kv-blocks-zero", "blocks: 0",
+        r"#\s*(?!CPU\b)[A-Za-z]+\s*blocks:\s*0\b(?![.\d])",
+        "no-kv-cache-memory", 0.9,
+        "vLLM found room for no KV cache block on the GPU (0 blocks); it stops with 'No available memory for the cache blocks'.",
+        "vLLM 在 GPU 上一个 KV cache 块也放不下（0 块），随后会以 'No available memory for the cache blocks' 退出。",
+        phase="kv_cache_alloc",
+    ),
+    _sig(
+        "kv-budget-negative", ("KV cache memory: -", "KV Cache is -"),
+        r"Available\s*KV\s*cache\s*memory:\s*(?P<kv>-\d+(?:\.\d+)?)|reserved\s*for\s*KV\s*Cache\s*is\s*(?P<kv0>-\d+(?:\.\d+)?)",
+        "no-kv-cache-memory", 0.9,
+        "The memory left for the KV cache after weights and activations is negative.",
+        "扣除权重和激活后，留给 KV cache 的显存为负数。",
+        phase="kv_cache_alloc",
+    ),
     # --- host memory ---------------------------------------------------------------------------
     _sig(
         "oom-killer", ("Killed process", "Kill process"),
@@ -253,8 +282,12 @@ OOM_RE = re.compile(
     r"|(?P<plat2>CUDA|HIP|XPU)\s*error:\s*out\s*of\s*memory"
     r"|(?:torch\.(?:cuda\.)?)?OutOfMemoryError\b"
     r"|\b(?:hipErrorOutOfMemory|cudaErrorMemoryAllocation|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED)\b"
+    # PyTorch's old layout behind a platform's own sentence (IPEX: "Current platform can NOT allocate
+    # memory block …"): the numbers say it is a device allocation that failed.
+    r"|Tried\s*to\s*allocate\s*\d+(?:\.\d+)?\s*[KMGT]i?B\s*\((?:GPU|XPU|NPU)\s*\d+;\s*\d+(?:\.\d+)?\s*[KMGT]i?B\s*total\s*capacity"
 )
-OOM_TRIGGERS = ("out of memory", "OutOfMemory", "ErrorOutOfMemory", "MemoryAllocation", "ALLOC_FAILED", "outofmemory")
+OOM_TRIGGERS = ("out of memory", "OutOfMemory", "ErrorOutOfMemory", "MemoryAllocation", "ALLOC_FAILED", "outofmemory",
+                "total capacity;")
 
 # --- traceback frames ---------------------------------------------------------------------------
 FRAME_RE = re.compile(r"File \"(?P<path>[^\"]+)\", line (?P<line>\d+), in (?P<func>[\w<>.]+)")
@@ -269,6 +302,9 @@ class FramePhase:
     path: re.Pattern[str] | None = None
     func_re: re.Pattern[str] | None = None
     """For runners whose function names are not listed (model runner V2, plugins)."""
+    ctor: re.Pattern[str] | None = None
+    """A constructor (``__init__``) frame in a file matching this: building the model allocates
+    its parameters, so an OOM there happens while the weights are being set up."""
 
 
 # Most specific first: the first phase any frame of a traceback matches wins.
@@ -299,11 +335,13 @@ FRAME_PHASES: tuple[FramePhase, ...] = (
         frozenset({"load_model", "load_weights", "initialize_model", "_initialize_model", "process_weights_after_loading",
                    "weight_loader", "load_weights_and_postprocess", "_load_weights", "download_model"}),
         re.compile(r"model_loader[/\\]"),
+        ctor=re.compile(r"model_executor[/\\](?:models|layers)[/\\]"),
     ),
     FramePhase("startup_check", frozenset({"init_device", "request_memory"})),
     FramePhase(
         "serving",
         frozenset({"execute_model", "sample_tokens", "_bookkeeping_sync", "_get_prompt_logprobs_dict",
+                   "run_engine_loop", "engine_step", "step_async", "start_worker_execution_loop",
                    "compute_logprobs", "execute_dummy_batch", "step", "_run_engine", "generate",
                    "execute_model_with_error_logging", "_process_engine_step", "run_busy_loop"}),
     ),
@@ -362,7 +400,28 @@ TIMELINE: tuple[tuple[str, re.Pattern[str] | None, str], ...] = (
     ("Added request", None, "serving"),
     ("Received request", None, "serving"),
     ("Processed prompts", None, "serving"),
+    # The layer that answers requests reports the engine's death: it was serving.
+    ("output_handler failed", None, "serving"),
+    ("Engine background task failed", None, "serving"),
+    ("EngineDeadError", None, "serving"),
+    ("Engine loop is not running", None, "serving"),
+    ("Background loop has errored", None, "serving"),
+    ("stream generator", re.compile(r"Error in (?:chat )?completion stream generator"), "serving"),
 )
+SERVING_LOOPS = frozenset({"start_worker_execution_loop", "run_engine_loop", "engine_step", "step_async",
+                           "run_busy_loop", "_process_engine_step"})
+"""Functions that only run once the engine serves: a traceback through any of them shows it got there."""
+SERVING_SOURCES = ("serving_", "api_server.py", "async_llm.py", "async_llm_engine.py", "launcher.py")
+"""Logger files of the request layer: an error they log means requests were being served."""
+MM_PROFILE_RE = re.compile(r"profile run for multi-?modal models|too short to hold the multi-?modal embeddings")
+"""Lines that say the profiling pass runs on multimodal inputs (V0's encoder-decoder runner, the
+profiler's warning about the worst-case embeddings)."""
+MM_PROFILE_TRIGGERS = ("multi-modal", "multimodal")
+PROGRESS_RE = re.compile(r"(?:\|\s*|\s)(?P<done>\d+)/(?P<total>\d+)\s*\[")
+"""A tqdm bar's ``k/n [``: below ``n`` the stage it counts had not finished."""
+NEAR_LINES = 60
+"""How far (physical lines) a worker's method or a flushed progress bar may sit from an OOM that
+has no frames of its own and still say what was running."""
 
 # --- context ---------------------------------------------------------------------------------------
 LARGE_VOCAB = 200_000

@@ -1160,6 +1160,290 @@ def _() -> list[str]:
     ]
 
 
+# --- forms seen in real reports: each log carries one class of wording or damage -------------------
+
+
+@log("weights_load_message_tail_0191.log")
+def _() -> list[str]:
+    """``docker logs --tail``: the paste starts at the model runner's own message for an OOM while
+    loading weights (it quotes the PyTorch error inside), wrapped by a 150-column terminal; the
+    traceback that follows lost its frames to the tail."""
+    ec = "(EngineCore pid=412) "
+    oom = torch_oom("136.00 MiB", 0, "44.39 GiB", "41.06 MiB", "43.71 GiB", "98.20 MiB", this="44.30 GiB",
+                    prefix="", var="PYTORCH_ALLOC_CONF")
+    msg = (f"{ec}ERROR 06-03 09:41:27 [gpu_model_runner.py:4431] Failed to load model - not enough GPU memory. Try lowering "
+           "--gpu-memory-utilization to free memory for weights, increasing --tensor-parallel-size, or using --quantization. "
+           f"See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more tips. (original error: {oom})")
+    return [
+        "Loading safetensors checkpoint shards:  76% Completed | 13/17 [00:41<00:12,  3.02s/it]",
+        *wrap([msg], 150),
+        f"{ec}ERROR 06-03 09:41:27 [core.py:1012] EngineCore failed to start.",
+        f"{ec}ERROR 06-03 09:41:27 [core.py:1012] Traceback (most recent call last):",
+        f"{ec}ERROR 06-03 09:41:27 [core.py:1012]   ...",
+        "(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}",
+    ]
+
+
+@log("no_kv_blocks_zero_v0_073_cut.log")
+def _() -> list[str]:
+    """vLLM 0.7.3 (V0) on a 12 GiB card: the weights leave a negative KV budget and zero GPU blocks;
+    the paste stops inside the traceback, before the message that names the cause."""
+    return [
+        "INFO 02-26 10:12:40 __init__.py:207] Automatically detected platform cuda.",
+        "INFO 02-26 10:12:49 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.3) with config: "
+        "model='Qwen/Qwen2.5-7B-Instruct', dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, "
+        "enforce_eager=False, kv_cache_dtype=auto",
+        "INFO 02-26 10:13:02 model_runner.py:1115] Loading model weights took 9.8712 GB",
+        "INFO 02-26 10:13:05 worker.py:267] Memory profiling takes 2.91 seconds",
+        "INFO 02-26 10:13:05 worker.py:267] the current vLLM instance can use total_gpu_memory (11.76GiB) x "
+        "gpu_memory_utilization (0.90) = 10.59GiB",
+        "INFO 02-26 10:13:05 worker.py:267] model weights take 9.87GiB; non_torch_memory takes 0.06GiB; PyTorch activation "
+        "peak memory takes 1.21GiB; the rest of the memory reserved for KV Cache is -0.55GiB.",
+        "INFO 02-26 10:13:05 executor_base.py:111] # cuda blocks: 0, # CPU blocks: 4681",
+        "INFO 02-26 10:13:05 executor_base.py:116] Maximum concurrency for 8192 tokens per request: 0.00x",
+        "[rank0]: Traceback (most recent call last):",
+        '[rank0]:   File "/srv/app/serve.py", line 41, in <module>',
+        "[rank0]:     llm = LLM(**engine_kwargs)",
+    ]
+
+
+@log("xpu_ipex_oldform_serving.log")
+def _() -> list[str]:
+    """An IPEX build on an Intel Arc card refuses a single allocation over 4 GB while serving; the
+    numbers follow PyTorch's old parenthesised layout behind a message of the platform's own."""
+    return [
+        "INFO 08-14 03:10:55 llm_engine.py:176] Initializing an LLM engine (v0.5.4) with config: model='Qwen/Qwen2-7B-Instruct', "
+        "dtype=torch.float16, max_seq_len=8192, tensor_parallel_size=2, device_config=xpu, enforce_eager=True",
+        "INFO 08-14 03:12:31 xpu_executor.py:91] # GPU blocks: 6830, # CPU blocks: 2048",
+        "Processed prompts:   3%|▎         | 3/100 [00:41<22:11, 13.73s/it, est. speed input: 190.38 toks/s, output: 4.21 toks/s]",
+        "Traceback (most recent call last):",
+        '  File "/llm/vllm/vllm/worker/xpu_model_runner.py", line 521, in execute_model',
+        "    hidden_or_intermediate_states = model_executable(",
+        '  File "/llm/vllm/vllm/attention/backends/torch_sdpa.py", line 131, in forward',
+        "    out = torch.nn.functional.scaled_dot_product_attention(",
+        "RuntimeError: Current platform can NOT allocate memory block with size larger than 4GB! Tried to allocate 6.00 GiB "
+        "(GPU  0; 15.56 GiB total capacity; 9.12 GiB already allocated; 9.38 GiB reserved in total by PyTorch)",
+    ]
+
+
+@log("runtime_oom_v0_engine_dead_after_capture.log")
+def _() -> list[str]:
+    """vLLM 0.8.1 (V0 engine): head and tail of a log. Start-up was last seen capturing CUDA graphs;
+    minutes later a request handler reports that the engine loop died of an OOM."""
+    return [
+        "INFO 03-19 10:51:40 [api_server.py:972] vLLM API server version 0.8.1",
+        "INFO 03-19 10:51:52 [llm_engine.py:232] Initializing a V0 LLM engine (v0.8.1) with config: "
+        "model='/models/Llama-3.3-70B-Instruct', dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=4, "
+        "enforce_eager=False, kv_cache_dtype=auto",
+        "INFO 03-19 10:53:21 [executor_base.py:111] # cuda blocks: 29547, # CPU blocks: 3276",
+        "(VllmWorkerProcess pid=31877) INFO 03-19 10:53:24 [model_runner.py:1442] Capturing cudagraphs for decoding. "
+        "This may lead to unexpected consequences if the model is not static.",
+        "[... 2,104 lines of request logs left out ...]",
+        "ERROR 03-19 10:57:02 [serving_chat.py:677] Error in chat completion stream generator.",
+        "ERROR 03-19 10:57:02 [serving_chat.py:677] vllm.engine.multiprocessing.MQEngineDeadError: Engine loop is not "
+        "running. Inspect the stacktrace to find the original error: OutOfMemoryError('"
+        + torch_oom("3.91 GiB", 0, "79.33 GiB", "2.44 GiB", "70.12 GiB", "840.00 MiB", procs=[(31871, "76.88 GiB")],
+                    pools="46.00 MiB", prefix="") + "').",
+    ]
+
+
+@log("multimodal_profile_v0_064_encdec.log")
+def _() -> list[str]:
+    """vLLM 0.6.4 (V0) with an encoder-decoder vision model on two 24 GiB cards: the runner announces
+    the multimodal profiling run, then a worker reports the OOM on the same line as the method."""
+    wp = "(VllmWorkerProcess pid=88) "
+    return [
+        "INFO 11-06 02:10:11 llm_engine.py:249] Initializing an LLM engine (v0.6.4.post1) with config: "
+        "model='meta-llama/Llama-3.2-11B-Vision-Instruct', dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=2",
+        "INFO 11-06 02:12:40 model_runner.py:1077] Loading model weights took 10.0712 GB",
+        f"{wp}INFO 11-06 02:12:40 model_runner.py:1077] Loading model weights took 10.0712 GB",
+        "INFO 11-06 02:12:41 enc_dec_model_runner.py:301] Starting profile run for multi-modal models.",
+        f"{wp}INFO 11-06 02:12:41 enc_dec_model_runner.py:301] Starting profile run for multi-modal models.",
+        f"{wp}ERROR 11-06 02:12:53 multiproc_worker_utils.py:229] Exception in worker VllmWorkerProcess while processing "
+        "method determine_num_available_blocks: "
+        + torch_oom("2.33 GiB", 1, "22.05 GiB", "1.02 GiB", "20.61 GiB", "126.40 MiB", procs=[(9001, "21.02 GiB")], prefix="")
+        + ", Traceback (most recent call last):",
+        f'{wp}ERROR 11-06 02:12:53 multiproc_worker_utils.py:229]   File "{SITE}/vllm/executor/multiproc_worker_utils.py", '
+        "line 223, in _run_worker_process",
+    ]
+
+
+@log("weights_load_v0_other_worker_method.log")
+def _() -> list[str]:
+    """vLLM 0.7.3 (V0), a 70B model on four 16 GiB cards: one worker's OOM comes with only a
+    framework frame; the next worker says which method they were all running."""
+    err = "ERROR 03-02 19:49:43 [multiproc_worker_utils.py:242] "
+    a, b_ = "(VllmWorkerProcess pid=40211) ", "(VllmWorkerProcess pid=40213) "
+    return [
+        "INFO 03-02 19:48:57 [llm_engine.py:234] Initializing a V0 LLM engine (v0.7.3) with config: "
+        "model='deepseek-ai/DeepSeek-R1-Distill-Llama-70B', dtype=torch.float16, max_seq_len=8192, tensor_parallel_size=4",
+        f'{a}{err}  File "{SITE}/torch/utils/_device.py", line 106, in __torch_function__',
+        f"{a}{err}    return func(*args, **kwargs)",
+        f"{a}{err}"
+        + torch_oom("112.00 MiB", 2, "14.58 GiB", "37.31 MiB", "14.39 GiB", "21.12 MiB", this="14.54 GiB"),
+        f"{b_}{err}Exception in worker VllmWorkerProcess while processing method load_model.",
+        f"{b_}{err}Traceback (most recent call last):",
+    ]
+
+
+@log("weights_load_progress_after_oom_0130.log")
+def _() -> list[str]:
+    """vLLM 0.13.0 (V1): the OOM is printed before the loader's progress bar is flushed at exit, so
+    the bar (stopped at 2 of 37 shards) comes after it; every line is followed by a blank one."""
+    ec = "(EngineCore_DP0 pid=7741) "
+    lines = [
+        f"{ec}" + torch_oom("80.00 MiB", 0, "139.72 GiB", "51.44 MiB", "139.27 GiB", "11.06 MiB", procs=[(7741, "139.66 GiB")]),
+        "Loading safetensors checkpoint shards:   5% Completed | 2/37 [00:05<01:31,  2.61s/it]",
+        f"{ec}",
+        "[rank0]:[W1224 08:50:36.247 ProcessGroupNCCL.cpp:1524] Warning: WARNING: destroy_process_group() was not called "
+        "before program exit, which can leak resources.",
+        "(APIServer pid=7602) Traceback (most recent call last):",
+        '(APIServer pid=7602)   File "/opt/conda/bin/vllm", line 7, in <module>',
+    ]
+    out: list[str] = []
+    for ln in lines:
+        out += [ln, ""]
+    return out
+
+
+@log("allreduce_expandable_fix_told_after.log")
+def _() -> list[str]:
+    """An issue comment: the setting, the crash, then the fix, which names the allocator variable
+    again without expandable segments. The setting in force when it failed is the first one."""
+    return [
+        "Same crash here on 2x RTX 3090 with vLLM 0.22.0 (TP=2):",
+        "",
+        "```",
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,max_split_size_mb:256 vllm serve Qwen/Qwen3-32B-AWQ "
+        "--tensor-parallel-size 2",
+        "...",
+        "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:455 'invalid argument'",
+        "(EngineCore pid=233) ERROR 06-20 11:02:17 [multiproc_executor.py:312] Worker proc VllmWorker-1 died unexpectedly, "
+        "shutting down executor.",
+        "```",
+        "",
+        "Starting it with `PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:256` instead boots and serves normally.",
+    ]
+
+
+@log("speculative_command_v0_0511.log")
+def _() -> list[str]:
+    """A usage question: the launch command (draft model, TP 4) and the bare PyTorch message."""
+    return [
+        "I deploy a 32B model with a 7B draft model on 4 x A100 40GB and get OutOfMemoryError.",
+        "```",
+        "CUDA_VISIBLE_DEVICES=0,1,2,3 python -m vllm.entrypoints.openai.api_server --port 9000 --model Qwen2.5-32B-Instruct "
+        "-tp 4 --max-model-len 2048 --speculative_model Qwen2.5-7B-Instruct --num_speculative_tokens 4 "
+        "--gpu_memory_utilization 0.92 --enforce-eager",
+        "```",
+        "```",
+        torch_oom("64.00 MiB", 0, "39.39 GiB", "41.81 MiB", "31.02 GiB", "212.30 MiB", this="36.11 GiB",
+                  procs=[(52210, "1.06 GiB"), (52211, "1.06 GiB")], pools="30.00 MiB"),
+        "```",
+    ]
+
+
+@log("banner_args_cut_1000_0191.log")
+def _() -> list[str]:
+    """vLLM 0.19 start-up with the ASCII banner; the argument line was cut at exactly 1000
+    characters by the viewer it was copied from. Not a failure."""
+    api = "(APIServer pid=88123) INFO 04-15 07:22:41 [utils.py:299] "
+    args = ("(APIServer pid=88123) INFO 04-15 07:22:41 [utils.py:233] non-default args: {'model_tag': 'google/gemma-3-27b-it', "
+            "'host': '0.0.0.0', 'port': 8011, 'chat_template': 'examples/tool_chat_template_gemma3_pythonic.jinja', "
+            "'enable_auto_tool_choice': True, 'tool_call_parser': 'pythonic', 'model': 'google/gemma-3-27b-it', "
+            "'trust_remote_code': True, 'max_model_len': 65536, 'served_model_name': ['gemma3'], 'tensor_parallel_size': 2, "
+            "'limit_mm_per_prompt': {'image': 4}, 'mm_processor_kwargs': {'do_pan_and_scan': True}, 'swap_space': 0, "
+            "'kv_cache_dtype': 'fp8', 'enable_prefix_caching': True, 'enable_chunked_prefill': True, "
+            "'max_num_batched_tokens': 16384, 'disable_log_requests': True, 'scheduling_policy': 'priority', "
+            "'allowed_origins': ['https://chat.internal.example', 'https://tools.internal.example'], "
+            "'response_role': 'assistant', 'uvicorn_log_level': 'warning', 'reasoning_parser': '', "
+            "'hf_overrides': {'rope_scaling': {'rope_type': 'linear', 'factor': 2.0}}, "
+            "'override_generation_config': {'temperature': 1.0, 'top_p': 0.95, 'top_k': 64}, 'enable_sleep_mode': False, "
+            "'compilation_config': {'level': 3, 'cudagraph_capture_sizes': [1, 2, 4, 8, 16, 32, 64]}, "
+            "'gpu_memory_utilization': 0.88, 'max_num_seqs': 48}")
+    assert len(args) > 1000
+    return [
+        f"{api}",
+        f"{api}       █     █     █▄   ▄█",
+        f"{api} ▄▄ ▄█ █     █     █ ▀▄▀ █  version 0.19.1rc1.dev301+g60995c05b",
+        f"{api}  █▄█▀ █     █     █     █  model   google/gemma-3-27b-it",
+        f"{api}   ▀▀  ▀▀▀▀▀ ▀▀▀▀▀ ▀     ▀",
+        f"{api}",
+        args[:1000],
+        args[1000:],
+        "(APIServer pid=88123) INFO 04-15 07:24:02 [api_server.py:1911] Starting vLLM API server 0 on http://0.0.0.0:8011",
+    ]
+
+
+@log("no_kv_memory_v0_026_fastchat.log")
+def _() -> list[str]:
+    """An early vLLM (no version in the engine line) under a FastChat-style worker whose logger adds
+    its own timestamp, level and stream in front of every line it relays."""
+    fc = "2024-04-27 10:13:05 | ERROR | stderr | "
+    return [
+        "INFO 04-27 10:11:03 llm_engine.py:70] Initializing an LLM engine with config: model='/models/Qwen-14B-Chat', "
+        "tokenizer='/models/Qwen-14B-Chat', tokenizer_mode=auto, revision=None, trust_remote_code=True, dtype=torch.bfloat16, "
+        "max_seq_len=8192, download_dir=None, load_format=auto, tensor_parallel_size=2, quantization=None, "
+        "enforce_eager=False, seed=0)",
+        "INFO 04-27 10:13:05 llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 512",
+        f"{fc}Traceback (most recent call last):",
+        f'{fc}  File "/opt/conda/lib/python3.10/site-packages/vllm/worker/worker.py", line 118, in init_cache_engine',
+        f'{fc}    raise ValueError("No available memory for the cache blocks. "',
+        f"{fc}ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+        "initializing the engine.",
+    ]
+
+
+@log("runtime_oom_v0_worker_loop_then_engine.log")
+def _() -> list[str]:
+    """vLLM 0.6.4 (V0, multiprocessing): a worker's traceback through its execution loop (cut short
+    in the paste), then the engine reports the OOM of a long prompt with no frames of its own."""
+    wp = "(VllmWorkerProcess pid=90) ERROR 12-16 21:40:15 multiproc_worker_utils.py:229] "
+    return [
+        "INFO 12-16 21:31:02 api_server.py:585] vLLM API server version 0.6.4.post1",
+        wp + "Exception in worker VllmWorkerProcess while processing method start_worker_execution_loop.",
+        wp + "Traceback (most recent call last):",
+        wp + f'  File "{SITE}/vllm/executor/multiproc_worker_utils.py", line 223, in _run_worker_process',
+        wp + "    output = executor(*args, **kwargs)",
+        wp + f'  File "{SITE}/vllm/worker/worker_base.py", line 85, in start_worker_execution_loop',
+        wp + "    output = self.execute_model(execute_model_req=None)",
+        "",
+        "and with a long prompt (still within max_model_len) the engine says:",
+        "INFO 12-16 21:44:09 model_runner_base.py:120] Writing input of failed execution to "
+        "/tmp/err_execute_model_input_20241216-214409.pkl...",
+        "ERROR 12-16 21:44:09 engine.py:135] OutOfMemoryError('Error in model execution (input dumped to "
+        "/tmp/err_execute_model_input_20241216-214409.pkl): "
+        + torch_oom("1.02 GiB", 0, "15.77 GiB", "201.12 MiB", "13.90 GiB", "96.44 MiB", procs=[(4412, "15.56 GiB")],
+                    prefix="") + "')",
+    ]
+
+
+@log("lora_enabled_serving_v0_081.log")
+def _() -> list[str]:
+    """vLLM 0.8.1 (V0) serving adapters: LoRA is switched on by the command line only; the OOM of a
+    long request comes from the base model's MLP, so no frame names LoRA."""
+    err = "ERROR 03-21 14:02:51 [engine.py:160] "
+    tb = traceback(
+        [f("vllm/engine/multiprocessing/engine.py", 221, "run_engine_loop", "request_outputs = self.engine_step()"),
+         f("vllm/engine/multiprocessing/engine.py", 247, "engine_step", "raise e"),
+         f("vllm/worker/model_runner_base.py", 152, "_wrapper", "return func(*args, **kwargs)"),
+         f("vllm/worker/model_runner.py", 1742, "execute_model", "hidden_or_intermediate_states = model_executable("),
+         *MODULE,
+         f("vllm/model_executor/models/llama.py", 287, "forward", "hidden_states = self.mlp(hidden_states)")],
+        torch_oom("2.25 GiB", 0, "79.33 GiB", "1.01 GiB", "75.60 GiB", "310.00 MiB", procs=[(7190, "78.31 GiB")],
+                  pools="46.00 MiB"))
+    return [
+        "$ VLLM_ALLOW_RUNTIME_LORA_UPDATING=true vllm serve meta-llama/Llama-3.1-8B-Instruct --enable-lora --max-loras 4 "
+        "--max-lora-rank 64 --max-model-len 65536",
+        "INFO 03-21 13:58:40 [api_server.py:972] vLLM API server version 0.8.1",
+        "INFO 03-21 13:59:51 [launcher.py:26] Available routes are:",
+        "INFO:     Application startup complete.",
+        "INFO 03-21 14:02:40 [metrics.py:455] Avg prompt throughput: 4210.3 tokens/s, Avg generation throughput: 21.0 "
+        "tokens/s, Running: 3 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 61.2%, CPU KV cache usage: 0.0%.",
+        *prefixed(err, tb),
+    ]
+
+
 def _mixed_encoding(path: Path) -> None:
     """A log whose middle has Latin-1 bytes and a GBK-encoded Chinese comment (not UTF-8)."""
     good = LOGS["free_memory_0102.log"]()
