@@ -46,10 +46,12 @@ SAFETY = 0.9
 MIN_USEFUL_SEQS = 16
 """Below this, capping max_num_seqs costs more throughput than giving back some KV cache."""
 
-HELD_BEFORE_SORT_ORDER = 10
+HELD_BEFORE_SORT_ORDER = 6
 """Bytes per element the warm-up already holds when the sort's int64 order fails to allocate: the
-model's bf16 logits (2), their float32 copy (4) and the sorted values (4). That memory comes back
-to a smaller warm-up, so it counts as room."""
+model's bf16 logits (2) and their float32 copy (4). The order is the sort's first allocation (our
+H200, torch 2.11, ``benchmarks/sampler_sort_oom_point.py``: 6.0 B held for every case, the failed
+request 298 MiB for 256 x 151,936 and 304 MiB for 256 x 154,880, the figures of vllm#24436 and
+vllm#33920). That memory comes back to a smaller warm-up, so it counts as room."""
 
 INDEX_BYTES = 8
 """The sort's int64 order, the allocation that usually fails first."""
@@ -202,10 +204,10 @@ def held_by_the_warmup(facts: FactSet, requests: int) -> tuple[int, Text] | None
     held = elements * HELD_BEFORE_SORT_ORDER
     return held, Text(
         f"the {_mib(asked)} that failed is the sort's int64 order ({requests} x {voc[0]:,} x {INDEX_BYTES} B), so the warm-up "
-        f"already held its logits, their float32 copy and the sorted values ({HELD_BEFORE_SORT_ORDER} B per element, "
-        f"{_mib(held)}), which count as room for the warm-up",
-        f"失败的 {_mib(asked)} 正是排序的 int64 下标（{requests} x {voc[0]:,} x {INDEX_BYTES} B），因此预热当时已占着 logits、"
-        f"其 float32 副本和排序后的值（每项 {HELD_BEFORE_SORT_ORDER} B，共 {_mib(held)}），这些也算作预热可用的空间",
+        f"already held its logits and their float32 copy ({HELD_BEFORE_SORT_ORDER} B per element, {_mib(held)}), "
+        "which count as room for the warm-up",
+        f"失败的 {_mib(asked)} 正是排序的 int64 下标（{requests} x {voc[0]:,} x {INDEX_BYTES} B），因此预热当时已占着 logits 及"
+        f"其 float32 副本（每项 {HELD_BEFORE_SORT_ORDER} B，共 {_mib(held)}），这些也算作预热可用的空间",
     )
 
 
