@@ -74,6 +74,10 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
         "lora",
         {"failure_phase": "serving", "lora_enabled": True, "max_loras": 4, "max_lora_rank": 64, "max_model_len": 65536},
     ),
+    "sampler_warmup_cut_issue_limit_0112.log": (
+        "sampler-warmup",
+        {"failure_phase": "sampler_warmup", "failed_rank": 1, "vllm_version": "0.11.2"},
+    ),
     "no_kv_memory_v0_026_fastchat.log": (
         "no-kv-cache-memory",
         {"model": "/models/Qwen-14B-Chat", "max_model_len": 8192, "tp": 2, "dtype": "bfloat16"},

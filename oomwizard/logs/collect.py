@@ -34,6 +34,8 @@ from .signatures import (
     SERVING_SOURCES,
     SIGNATURES,
     TIMELINE,
+    WARMUP_CUT,
+    WARMUP_RAISERS,
     Signature,
 )
 from .torch_oom import TorchOom, parse_torch_oom
@@ -279,8 +281,12 @@ class Collector:
             tb.closed = True  # type: ignore[union-attr]
         if exc:
             exc_type = exc.group("inner") or exc.group("type")
+        kept = len(self.failures) + self.failures_dropped
         if _SIG_TRIGGER_RE.search(text):
             self._signatures(lg, frames, code, exc_type)
+        if (exc_type == "RuntimeError" and frames and frames[-1].func in WARMUP_RAISERS
+                and len(self.failures) + self.failures_dropped == kept):
+            self._new_failure(lg, 0, signature=WARMUP_CUT, frames=frames, code=code, exc_type=exc_type, is_oom=True)
         if _TIMELINE_RE.search(text):
             self._timeline(text, lg)
         if _FACT_TRIGGER_RE.search(text):

@@ -275,6 +275,16 @@ SIGNATURES: tuple[Signature, ...] = (
 )
 """Messages that name their cause."""
 
+WARMUP_RAISERS = frozenset({"_dummy_sampler_run", "_dummy_pooler_run"})
+WARMUP_CUT = Signature(
+    "sampler-warmup-cut", (), re.compile(r"RuntimeError"), "sampler-warmup", 0.9,
+    Text("A RuntimeError raised by the sampler warm-up itself, whose only error is out of memory (the message is cut).",
+         "由 sampler 预热本身抛出的 RuntimeError，它只会因显存不足而抛出（信息被截断）。"),
+    phase="sampler_warmup", oom=True,
+)
+"""The warm-up's ``RuntimeError`` when the log was cut inside its message (an issue body over
+GitHub's length limit, a truncated paste): the frame that raised it is enough."""
+
 # A GPU out-of-memory error without a cause of its own: PyTorch's message (CUDA, ROCm, Intel),
 # the old parenthesised form, a raw CUDA error, or vLLM's engine-level text.
 OOM_RE = re.compile(

@@ -1444,6 +1444,24 @@ def _() -> list[str]:
     ]
 
 
+@log("sampler_warmup_cut_issue_limit_0112.log")
+def _() -> list[str]:
+    """vLLM 0.11.2 pasted into an issue body that hit the site's length limit: the log stops inside
+    the warm-up's own error, after the frame that raised it."""
+    w = "(Worker_TP1 pid=22617) ERROR 11-02 08:14:33 [multiproc_executor.py:703] "
+    tb = traceback(
+        [f("vllm/v1/executor/multiproc_executor.py", 698, "worker_busy_loop", "output = func(*args, **kwargs)"),
+         f("vllm/v1/worker/gpu_worker.py", 530, "compile_or_warm_up_model", "self.model_runner._dummy_sampler_run("),
+         f("torch/utils/_contextlib.py", 120, "decorate_context", "return func(*args, **kwargs)"),
+         f("vllm/v1/worker/gpu_model_runner.py", 3311, "_dummy_sampler_run", "raise RuntimeError(")],
+        "RuntimeError: CUDA out of memory occu")
+    return [
+        "(APIServer pid=1) INFO 11-02 08:10:02 [api_server.py:1896] vLLM API server version 0.11.2",
+        "(Worker_TP1 pid=22617) INFO 11-02 08:14:30 [gpu_model_runner.py:3890] Graph capturing finished in 19 secs, took 0.71 GiB",
+        *prefixed(w, ["WorkerProc hit an exception.", *tb]),
+    ]
+
+
 def _mixed_encoding(path: Path) -> None:
     """A log whose middle has Latin-1 bytes and a GBK-encoded Chinese comment (not UTF-8)."""
     good = LOGS["free_memory_0102.log"]()
