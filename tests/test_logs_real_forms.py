@@ -240,3 +240,15 @@ def test_compact_source() -> None:
     assert where("/var/log/pods/vllm/0.log", 214) == "0.log:214"
     assert where(r"C:\logs\vllm.log", 3) == "vllm.log:3"
     assert where("pasted", 12) == "pasted:12"
+
+
+def test_a_whole_issue_body() -> None:
+    """Environment report, pip list, nvidia-smi table, the command in its own code block, the log
+    folded in <details>: the command ends with its code block, the rest still reads."""
+    d = diag("issue_body_collect_env_compose_085.log")
+    assert d.best is not None and d.best.scenario == "sampler-warmup"
+    assert value(d, "serve_command") == "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-model-len 32768"
+    assert str(value(d, "vllm_version")) == "0.8.5.post1"
+    assert value(d, "gpu_name") == "NVIDIA L40S" and value(d, "gpu_count") == 2
+    assert value(d, "tp") == 2 and value(d, "max_model_len") == 32768
+    assert value(d, "expandable_segments") is True and value(d, "sampler_dummy_requests") == 1024

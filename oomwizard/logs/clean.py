@@ -80,7 +80,7 @@ _FRESH_RE = re.compile(
     r"^(?:Traceback \(most|File \"|During handling of|The above exception|"
     r"[A-Za-z_][\w.]*(?:Error|Exception|Warning|Interrupt|Exit)\b|"
     r"(?:INFO|DEBUG|WARNING|ERROR|CRITICAL)\b|\[rank\d|\s{2,}|\^+\s*$|~*\^+|"
-    r"Loading |Capturing |Killed\b|\$ |\+ |#|Process |Collecting |"
+    r"Loading |Capturing |Killed\b|\$ |\+ |#|Process |Collecting |</?(?:details|summary|pre|code|br|p|div)\b|"
     r"[A-Z][\w ./()-]{0,40}:\s|[A-Z_][A-Z0-9_]*=\S|[\w.-]+==\d)"
 )
 
@@ -103,6 +103,8 @@ class Clean:
     level: str = ""
     src: str = ""
     """The logger's source file, e.g. ``gpu_model_runner.py``."""
+    boundary: bool = False
+    """A Markdown fence: a message cannot continue across it."""
 
 
 _ANSI_HINT_RE = re.compile(r"\x1b|\^\[|ESC\[|_bk;t=|\[[\d;]{0,12}m")
@@ -263,6 +265,6 @@ def clean_message(text: str, wrapped: bool = False, partial: bool = False) -> Cl
 def clean(text: str) -> list[Clean]:
     """Everything from a raw physical line to messages (usually one)."""
     if _FENCE_RE.match(text):
-        return [Clean("", "", fresh=True)]
+        return [Clean("", "", fresh=True, boundary=True)]
     lines, wrapped, partial = unwrap(text)
     return [clean_message(ln, wrapped, partial) for ln in lines]

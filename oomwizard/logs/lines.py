@@ -95,8 +95,11 @@ class Joiner:
             yield from self._feed_clean(line_no, c, block_cut)
 
     def _feed_clean(self, line_no: int, c: Clean, block_cut: bool = False) -> Iterator[Logical]:
+        if c.boundary:
+            yield from self.flush()  # the end of a code block ends whatever it held
+            return
         if not c.text.strip():
-            return  # blank lines (and Markdown fences) neither start nor end a message
+            return  # blank lines neither start nor end a message (some pastes double every line)
         width = len(c.shown)
         p = self.pending
         if (p is not None and not c.fresh and self._looks_cut() and len(p.text) < MAX_JOINED

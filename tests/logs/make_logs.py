@@ -1462,6 +1462,87 @@ def _() -> list[str]:
     ]
 
 
+@log("issue_body_collect_env_compose_085.log")
+def _() -> list[str]:
+    """A bug report pasted whole: the environment from collect_env.py (with the pip list and the
+    environment variables), an nvidia-smi table, the launch command in its own code block, and the
+    docker compose log folded in a <details> block."""
+    c = "vllm-1  | "
+    w1 = f"{c}(VllmWorker rank=1 pid=241) "
+    err = "ERROR 05-10 15:54:13 [multiproc_executor.py:470] "
+    smi_row = "|   {i}  NVIDIA L40S                    On  |   00000000:{bus}:00.0 Off |                    0 |"
+    return [
+        "### Your current environment",
+        "",
+        "<details>",
+        "<summary>The output of <code>python collect_env.py</code></summary>",
+        "",
+        "```text",
+        "Collecting environment information...",
+        "==============================",
+        "       PyTorch Info",
+        "==============================",
+        "PyTorch version              : 2.6.0+cu124",
+        "CUDA used to build PyTorch   : 12.4",
+        "==============================",
+        "       CUDA / GPU Info",
+        "==============================",
+        "GPU models and configuration :",
+        "GPU 0: NVIDIA L40S",
+        "GPU 1: NVIDIA L40S",
+        "Nvidia driver version        : 550.127.05",
+        "==============================",
+        "     vLLM Info",
+        "==============================",
+        "vLLM Version                 : 0.8.5.post1",
+        "==============================",
+        "     Environment Variables",
+        "==============================",
+        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+        "NCCL_CUMEM_ENABLE=0",
+        "[pip3] torch==2.6.0",
+        "[pip3] vllm==0.8.5.post1",
+        "```",
+        "",
+        "</details>",
+        "",
+        "```",
+        "+-----------------------------------------------------------------------------------------+",
+        "| NVIDIA-SMI 550.127.05             Driver Version: 550.127.05     CUDA Version: 12.4     |",
+        "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
+        smi_row.format(i=0, bus="4E"),
+        "| N/A   33C    P8             33W /  350W |       1MiB /  46068MiB |      0%      Default |",
+        smi_row.format(i=1, bus="CA"),
+        "| N/A   31C    P8             32W /  350W |       1MiB /  46068MiB |      0%      Default |",
+        "```",
+        "",
+        "### 🐛 Describe the bug",
+        "",
+        "```bash",
+        "vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 --max-model-len 32768",
+        "```",
+        "<details>",
+        "<summary>log</summary>",
+        "",
+        "```",
+        f"{c}INFO 05-10 15:51:55 [api_server.py:1043] vLLM API server version 0.8.5.post1",
+        f"{c}INFO 05-10 15:52:10 [core.py:58] Initializing a V1 LLM engine (v0.8.5.post1) with config: "
+        "model='Qwen/Qwen3-32B', dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=2, enforce_eager=False",
+        f"{w1}INFO 05-10 15:53:02 [gpu_model_runner.py:1329] Model loading took 30.5855 GiB and 48.203117 seconds",
+        f"{c}INFO 05-10 15:53:40 [kv_cache_utils.py:634] GPU KV cache size: 65,536 tokens",
+        f"{w1}INFO 05-10 15:54:11 [gpu_model_runner.py:1739] Graph capturing finished in 29 secs, took 0.72 GiB",
+        f"{w1}{err}WorkerProc hit an exception.",
+        *prefixed(w1 + err, traceback(
+            [f("vllm/v1/worker/gpu_model_runner.py", 1548, "_dummy_sampler_run", "raise RuntimeError(")],
+            "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. Please try "
+            "lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.")),
+        "```",
+        "</details>",
+        "",
+        "Restarting with `--max-num-seqs 256` works.",
+    ]
+
+
 def _mixed_encoding(path: Path) -> None:
     """A log whose middle has Latin-1 bytes and a GBK-encoded Chinese comment (not UTF-8)."""
     good = LOGS["free_memory_0102.log"]()
