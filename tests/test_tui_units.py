@@ -93,6 +93,8 @@ def test_format_value() -> None:
     assert format_value("enforce_eager", False, "zh") == "否"
     assert format_value("kv_cache_tokens", 1302528) == "1,302,528 tokens"
     assert format_value("gpu_memory_utilization", 0.92) == "0.92"
+    assert format_value("weights_gib", 67.718) == "67.718 GiB"  # a float keeps its unit
+    assert format_value("max_concurrency", 6.24) == "6.24x"
 
 
 def test_machine_summary() -> None:

@@ -73,7 +73,8 @@ def items(leaf: LeafScreen) -> list[ChecklistItem]:
 
 
 def summary_text(leaf: LeafScreen) -> str:
-    return str(leaf.query_one("#verify-summary", Static).render())
+    """What was read, then the verdict on the whole fix."""
+    return "\n".join(str(leaf.query_one(f"#{i}", Static).render()) for i in ("verify-summary", "verify-verdict"))
 
 
 @run_async
@@ -93,7 +94,7 @@ async def test_a_good_start_ticks_the_automatic_item_and_leaves_the_manual_one(t
         assert "Checked against next.log." in text
         assert "The server finished starting (next.log:4)." in text
         assert "Every automatic check passed" in text
-        assert leaf.query_one("#verify-summary").has_class("success")
+        assert leaf.query_one("#verify-verdict").has_class("success")
         assert "[x] The new log shows" in screen_text(app)
 
 
@@ -118,7 +119,7 @@ async def test_a_failed_start_unticks_the_item_and_shows_the_deciding_line(tmp_p
         assert "FAILED — the log still shows it" in text
         assert "again.log:4" in text
         assert "did not work yet" in summary_text(leaf)
-        assert leaf.query_one("#verify-summary").has_class("error")
+        assert leaf.query_one("#verify-verdict").has_class("error")
 
 
 @run_async

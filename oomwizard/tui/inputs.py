@@ -148,15 +148,18 @@ def format_value(name: str, value: Any, lang: str = "en") -> str:
         return ui("tui.yes", lang) if value else ui("tui.no", lang)
     if spec is not None and spec.type == "bytes" and isinstance(value, (int, float)):
         return f"{value / GIB:.1f} GiB"
-    if isinstance(value, float):
-        return f"{value:g}"
     if isinstance(value, Version):
         return str(value)
     if isinstance(value, (list, tuple)):
         return ", ".join(str(v) for v in value)
     unit = spec.unit if spec is not None else ""
-    if unit and unit not in ("B", "x") and isinstance(value, (int, float)):
-        return f"{value:,} {unit}" if isinstance(value, int) else f"{value:g} {unit}"
+    if isinstance(value, (int, float)):
+        if isinstance(value, int) and unit in ("", "B"):
+            return str(value)  # a count, a port, a rank: no thousands separator
+        number = f"{value:,}" if isinstance(value, int) else f"{value:g}"
+        if unit == "x":
+            return f"{number}x"  # as vLLM prints a concurrency: "6.24x"
+        return f"{number} {unit}" if unit and unit != "B" else number
     return str(value)
 
 

@@ -101,8 +101,9 @@ def verdicts(v: Verification, lang: str) -> list[Verdict]:
     return out
 
 
-def summary(checked: Checked, lang: str) -> tuple[str, str]:
-    """The verdict on the whole fix and how loud to say it: ``error``, ``success`` or ``warning``."""
+def summary(checked: Checked, lang: str) -> tuple[str, str, str]:
+    """``(what was read, the verdict on the whole fix, how loud)``; loudness is ``error``,
+    ``success`` or ``warning``."""
     v = checked.verification
     lines = [ui("tui.verify.checked", lang, what=checked.what), *checked.warnings]
     if v.ready_at is not None:
@@ -111,13 +112,10 @@ def summary(checked: Checked, lang: str) -> tuple[str, str]:
     else:
         lines.append(ui("verify.not_ready", lang))
     if v.failed:
-        lines.append(ui("verify.summary_failed", lang))
-        return "\n".join(lines), "error"
+        return "\n".join(lines), ui("verify.summary_failed", lang), "error"
     if v.proven:
-        lines.append(ui("verify.summary_proven", lang))
-        return "\n".join(lines), "success"
-    lines.append(ui("verify.summary_unproven", lang))
-    return "\n".join(lines), "warning"
+        return "\n".join(lines), ui("verify.summary_proven", lang), "success"
+    return "\n".join(lines), ui("verify.summary_unproven", lang), "warning"
 
 
 def ticks(v: Verification) -> dict[int, bool]:

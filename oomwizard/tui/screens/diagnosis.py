@@ -11,6 +11,9 @@ from collections import Counter
 from pathlib import Path
 from typing import ClassVar
 
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -22,7 +25,7 @@ from textual.widgets.option_list import Option
 from ...logs.model import Diagnosis, Match
 from ...render.safe_text import printable
 from ..app import FactsAware
-from ..inputs import fact_title, format_value
+from ..inputs import fact_title, fact_where, format_value
 from ..widgets.choices import ContinueList
 from .base import TitleBar, WizardScreen
 
@@ -40,6 +43,22 @@ def short_names(inputs: list[str]) -> dict[str, str]:
     names = {p: Path(p).name or p for p in inputs}
     counts = Counter(names.values())
     return {p: n if counts[n] == 1 else p for p, n in names.items()}
+
+
+def hanging_grid(lead: int) -> Table:
+    """Rows of ``lead text``: the first column (``lead`` cells: an indent, a bullet) stays clear, so
+    wrapped lines continue under the text instead of running back under the bullet."""
+    grid = Table.grid(padding=0, expand=True)
+    grid.add_column(width=lead, no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    return grid
+
+
+def bullet(text: str) -> Table:
+    """``• text`` with the wrapped lines under the text, not under the bullet."""
+    grid = hanging_grid(2)
+    grid.add_row("• ", Text(text))
+    return grid
 
 
 class DiagnosisScreen(WizardScreen, FactsAware):
@@ -111,11 +130,11 @@ class DiagnosisScreen(WizardScreen, FactsAware):
         options.focus()
         self._detail(diag.matches[options.highlighted or 0] if diag.matches else None)
         self.query_one("#diag-facts", Static).update(self._facts_content(diag))
-        warnings = [one_line(w) for w in diag.warnings]
+        warnings = hanging_grid(4)
+        for w in diag.warnings:
+            warnings.add_row("  ! ", Text(one_line(w)))
         self.query_one("#diag-warnings", Static).update(
-            Content.assemble((self.t("tui.diag.warnings") + "\n", "bold"), "\n".join(f"  ! {w}" for w in warnings))
-            if warnings
-            else Content("")
+            Group(Text(self.t("tui.diag.warnings"), style="bold"), warnings) if diag.warnings else Content("")
         )
 
     def _detail(self, match: Match | None) -> None:
@@ -128,7 +147,7 @@ class DiagnosisScreen(WizardScreen, FactsAware):
             widgets.append(Static(Content.assemble((match.scenario, "bold"), " — ", (summary, "italic"))))
             if match.reasons:
                 widgets.append(Static(Content(self.t("tui.diag.reasons")), classes="section"))
-                widgets += [Static(Content(f"• {one_line(r(lang))}"), classes="reason") for r in match.reasons]
+                widgets += [Static(bullet(one_line(r(lang))), classes="reason") for r in match.reasons]
             if match.evidence:
                 widgets.append(Static(Content(self.t("tui.diag.evidence")), classes="section"))
                 names = short_names(self.diagnosis.inputs if self.diagnosis else [])
@@ -143,20 +162,22 @@ class DiagnosisScreen(WizardScreen, FactsAware):
             detail.remove_children()
             detail.mount(*widgets)
 
-    def _facts_content(self, diag: Diagnosis) -> Content:
+    def _facts_content(self, diag: Diagnosis) -> Group | Content:
         lang = self.wizard.lang
         rows = [f for f in diag.facts if f.name not in ("diagnosis",)]
         if not rows:
             return Content("")
-        parts: list[str | tuple[str, str]] = [(self.t("tui.diag.log_facts") + "\n", "bold")]
+        grid = hanging_grid(2)
         for f in rows:
-            parts += [
-                f"  {fact_title(f.name, lang)}: ",
-                (one_line(format_value(f.name, f.value, lang)), "bold"),
-                (f"  {one_line(f.source)}", "dim"),
-                "\n",
-            ]
-        return Content.assemble(*parts)
+            grid.add_row(
+                "  ",
+                Text.assemble(
+                    f"{fact_title(f.name, lang)}: ",
+                    (one_line(format_value(f.name, f.value, lang)), "bold"),
+                    (f"  {one_line(fact_where(f))}", "dim"),
+                ),
+            )
+        return Group(Text(self.t("tui.diag.log_facts"), style="bold"), grid)
 
     @on(OptionList.OptionHighlighted, "#scenarios")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:

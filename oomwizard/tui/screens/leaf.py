@@ -88,7 +88,7 @@ class LeafScreen(WizardScreen, FactsAware):
                 TabPane(f"2 {self.t('tui.leaf.tab.checklist')}", id="checklist"),
                 VerticalScroll(id="checklist-scroll"),
             ):
-                yield self._summary_widget()
+                yield from self._summary_widgets()
                 yield Button(self.t("tui.verify.button"), id="verify-button", compact=True)
                 found = verdicts(self.checked_log.verification, lang) if self.checked_log else []
                 for i, c in enumerate(leaf.checks):
@@ -194,30 +194,36 @@ class LeafScreen(WizardScreen, FactsAware):
 
     # --- checking the next start's log ------------------------------------------------------
 
-    def _summary_state(self) -> tuple[str, str]:
-        """Above the checklist: how to check, the check running, or its verdict on the whole fix."""
+    def _summary_state(self) -> tuple[str, str, str]:
+        """Above the checklist: how to check, the check running, or what was read and the verdict."""
         if self._checking is not None:
-            return self.t("tui.verify.running", what=self._checking), ""
+            return self.t("tui.verify.running", what=self._checking), "", ""
         if self.checked_log is not None:
             return summary(self.checked_log, self.wizard.lang)
         if any(c.auto for c in self.done.leaf.checks):
-            return self.t("tui.verify.hint"), ""
-        return "", ""
+            return self.t("tui.verify.hint"), "", ""
+        return "", "", ""
 
-    def _summary_widget(self) -> Static:
-        text, level = self._summary_state()
-        box = Static(Content(text), id="verify-summary", classes=level)
-        box.display = bool(text)
-        return box
+    def _summary_widgets(self) -> ComposeResult:
+        info, verdict, level = self._summary_state()
+        box = Static(Content(info), id="verify-summary")
+        box.display = bool(info)
+        yield box
+        line = Static(Content(verdict), id="verify-verdict", classes=level)
+        line.display = bool(verdict)
+        yield line
 
     def _show_summary(self) -> None:
-        text, level = self._summary_state()
+        info, verdict, level = self._summary_state()
         box = self.query_one("#verify-summary", Static)
-        box.remove_class("error", "success", "warning")
-        box.update(Content(text))
-        box.display = bool(text)
+        box.update(Content(info))
+        box.display = bool(info)
+        line = self.query_one("#verify-verdict", Static)
+        line.remove_class("error", "success", "warning")
+        line.update(Content(verdict))
+        line.display = bool(verdict)
         if level:
-            box.add_class(level)
+            line.add_class(level)
 
     def action_verify(self) -> None:
         from .verify import VerifyScreen

@@ -60,7 +60,7 @@ class ChecklistItem(Widget, can_focus=True):
         width: 1fr;
         height: auto;
     }
-    ChecklistItem .check-verdict {
+    ChecklistItem .check-verdict, ChecklistItem .check-evidence {
         color: $text-muted;
     }
     ChecklistItem.-pass .check-verdict {
@@ -107,19 +107,23 @@ class ChecklistItem(Widget, can_focus=True):
             verdict = Static(self._verdict(), classes="check-verdict")
             verdict.display = self.verdict is not None
             yield verdict
+            evidence = Static(self._evidence(), classes="check-evidence")
+            evidence.display = bool(self.verdict is not None and self.verdict.where)
+            yield evidence
 
     def _box(self) -> Content:
         mark = box_mark(self.checked, self.verdict)
         return Content.assemble((mark, "bold") if mark != "[ ]" else mark)
 
     def _verdict(self) -> Content:
+        return Content(self.verdict.note if self.verdict is not None else "")
+
+    def _evidence(self) -> Content:
+        """The log line that decided the item, after its ``file:line``."""
         v = self.verdict
-        if v is None:
+        if v is None or not v.where:
             return Content("")
-        parts: list[str | tuple[str, str]] = [(v.note, "bold" if v.status == FAIL else "")]
-        if v.where:
-            parts += ["\n", (v.where, "bold"), "  ", v.line]
-        return Content.assemble(*parts)
+        return Content.assemble((v.where, "bold"), "  ", v.line)
 
     def _restyle(self) -> None:
         self.set_class(self.checked, "-checked")
@@ -135,9 +139,12 @@ class ChecklistItem(Widget, can_focus=True):
         self._restyle()
         if self.is_mounted:
             self.query_one(".check-box", Static).update(self._box())
-            box = self.query_one(".check-verdict", Static)
-            box.update(self._verdict())
-            box.display = verdict is not None
+            note = self.query_one(".check-verdict", Static)
+            note.update(self._verdict())
+            note.display = verdict is not None
+            evidence = self.query_one(".check-evidence", Static)
+            evidence.update(self._evidence())
+            evidence.display = bool(verdict is not None and verdict.where)
 
     def watch_checked(self, checked: bool) -> None:
         self._restyle()
