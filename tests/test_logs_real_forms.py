@@ -150,6 +150,14 @@ def test_the_layer_that_reports_a_request_failure_means_serving(reporter: str) -
     assert value(d, "failure_phase") == "serving"
 
 
+def test_an_access_log_line_means_serving() -> None:
+    d = diagnose_text(
+        '(APIServer pid=1) INFO:     10.1.4.7:50122 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
+        "(Worker_TP3 pid=641) ERROR 03-26 21:14:47 [multiproc_executor.py:949] torch.OutOfMemoryError: CUDA out of "
+        "memory. Tried to allocate 48.00 MiB. GPU 3 has a total capacity of 79.19 GiB of which 43.00 MiB is free.\n")
+    assert d.best is not None and d.best.scenario == "runtime-oom" and value(d, "failure_phase") == "serving"
+
+
 def test_v0_engine_loop_frames_are_serving() -> None:
     err = "ERROR 04-27 09:07:04 [engine.py:160] "
     d = diagnose_text("\n".join([

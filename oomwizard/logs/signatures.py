@@ -410,6 +410,7 @@ TIMELINE: tuple[tuple[str, re.Pattern[str] | None, str], ...] = (
     ("Added request", None, "serving"),
     ("Received request", None, "serving"),
     ("Processed prompts", None, "serving"),
+    ("POST /v1/", None, "serving"),  # an HTTP access line: a request reached the server
     # The layer that answers requests reports the engine's death: it was serving.
     ("output_handler failed", None, "serving"),
     ("Engine background task failed", None, "serving"),
