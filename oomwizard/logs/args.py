@@ -156,8 +156,8 @@ def parse_namespace(text: str) -> dict[str, Any] | None:
 
 
 def parse_engine_config(text: str) -> tuple[str | None, str | None, dict[str, Any]] | None:
-    """``(engine, version, config)`` from the engine's start-up line (releases before 0.4.1 print
-    no version in it)."""
+    """``(engine, version, config)`` from the engine's start-up line (early releases print no
+    version in it)."""
     m = _CONFIG_RE.search(text)
     if not m:
         return None
