@@ -114,6 +114,7 @@ def test_signature_matches_its_example(sig) -> None:  # type: ignore[no-untyped-
         "INFO 01-01 [core.py:1] Killed 3 stale requests",
         "GPU KV cache usage: 97.1%, Prefix cache hit rate: 31.0%",
         "INFO 01-01 [executor_base.py:111] # cuda blocks: 2048, # CPU blocks: 0",
+        "INFO 01-01 [cpu_executor.py:111] # cpu blocks: 0",
         "INFO 01-01 [executor_base.py:111] # GPU blocks: 0.5",
         "INFO 01-01 [gpu_worker.py:298] Available KV cache memory: 12.40 GiB",
     ],

@@ -184,7 +184,7 @@ SIGNATURES: tuple[Signature, ...] = (
     # still shows the cause.
     _sig(
         "kv-blocks-zero", "blocks: 0",
-        r"#\s*(?!CPU\b)[A-Za-z]+\s*blocks:\s*0\b(?![.\d])",
+        r"#\s*(?!(?i:cpu)\b)[A-Za-z]+\s*blocks:\s*0\b(?![.\d])",
         "no-kv-cache-memory", 0.9,
         "vLLM found room for no KV cache block on the GPU (0 blocks); it stops with 'No available memory for the cache blocks'.",
         "vLLM 在 GPU 上一个 KV cache 块也放不下（0 块），随后会以 'No available memory for the cache blocks' 退出。",
