@@ -3,8 +3,10 @@
 The collector keeps one traceback per writing process (ranks interleave their lines), follows
 chained exceptions (``The above exception was the direct cause …``) so a wrapper's frames and
 the inner OOM's frames count together, and remembers how far start-up had got when each error
-was printed. It holds only what it needs: current tracebacks, the facts, and a bounded list of
-failures.
+was printed, with the neighbours that can place an error that has no frames of its own (worker
+methods, tracebacks printed below a message, progress bars). Every fact keeps a short history,
+so the diagnosis can use the value in force when the error happened. It holds only what it
+needs: current tracebacks, the facts, and bounded lists of failures and marks.
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@ refined by context (expandable segments for custom all-reduce, a large-vocabular
 sampler); the phase read from a traceback's frames, refined by context (model runner V2 for
 graph capture, LoRA or speculative-decoding frames while serving, a multimodal encoder while
 profiling, fragmentation when reserved-but-unallocated memory would have covered the request);
-then the phase guessed from how far start-up had got. The last start of the engine that failed
-is the one being diagnosed; evidence from earlier starts still counts, for less.
+for an error without frames of its own, the phase its neighbours tell (the traceback printed
+right below it, the method the other workers were running, a progress bar left unfinished right
+after it); then the phase guessed from how far start-up had got. The last start of the engine
+that failed is the one being diagnosed; evidence from earlier starts still counts, for less.
 """
 
 from __future__ import annotations
