@@ -224,6 +224,7 @@ def test_fragmented_oom_message_routes_serving_to_fragmentation() -> None:
         vllm_version="0.15.0",
         oom_requested_bytes=int(1.5 * GIB),
         oom_reserved_unallocated_bytes=int(4.61 * GIB),
+        oom_fragmented=True,  # the log reader's verdict on these numbers (logs/torch_oom.py)
     )
     assert leaf_for(fs).id == "fragmentation"
     cmd = script("fragmentation", "expandable-segments", fs)[1]
@@ -237,6 +238,7 @@ def test_small_reserved_memory_is_not_fragmentation() -> None:
         vllm_version="0.15.0",
         oom_requested_bytes=int(1.25 * GIB),
         oom_reserved_unallocated_bytes=612 * 1024**2,
+        oom_fragmented=False,
     )
     assert leaf_for(fs).id == "runtime-oom"
 

@@ -159,3 +159,21 @@ def test_facts_use_catalog_names() -> None:
     facts = oom.facts()
     assert set(facts) <= set(CATALOG)
     assert facts["oom_requested_bytes"] == GIB
+
+
+def test_fragmented_verdict_is_a_fact_the_tree_can_route_on() -> None:
+    """One definition of "fragmented": the log reader's, handed to the tree as oom_fragmented."""
+    from oomwizard.logs.signatures import FRAGMENTATION_MIN
+
+    text = (
+        "CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 79.19 GiB of which "
+        "1.02 GiB is free. Including non-PyTorch memory, this process has 78.16 GiB memory in use. Of the "
+        "allocated memory 72.90 GiB is allocated by PyTorch, and 4.61 GiB is reserved by PyTorch but "
+        "unallocated."
+    )
+    oom = parse_torch_oom(text)
+    assert oom is not None and oom.facts()["oom_fragmented"] is True
+    small = text.replace("4.61 GiB is reserved", "100.00 MiB is reserved")
+    oom = parse_torch_oom(small)
+    assert oom is not None and oom.facts()["oom_fragmented"] is False
+    assert FRAGMENTATION_MIN > 100 << 20

@@ -175,6 +175,12 @@ _SPECS: list[FactSpec] = [
     FactSpec("oom_other_processes_bytes", "bytes", Text("OOM: used by other processes", "OOM：其他进程占用"), unit="B"),
     FactSpec("oom_allocated_bytes", "bytes", Text("OOM: allocated by PyTorch", "OOM：PyTorch 已分配"), unit="B"),
     FactSpec("oom_reserved_unallocated_bytes", "bytes", Text("OOM: reserved but unallocated", "OOM：已保留未分配"), unit="B"),
+    FactSpec(
+        "oom_fragmented",
+        "bool",
+        Text("OOM: reserved-but-unallocated memory would have covered the request",
+             "OOM：已保留未分配的显存本可满足这次申请"),
+    ),
     FactSpec("oom_private_pools_bytes", "bytes", Text("OOM: in private pools (CUDA graphs)", "OOM：私有内存池（CUDA graph）"), unit="B"),
     FactSpec("oom_gpu_index", "int", Text("OOM: GPU index", "OOM：GPU 编号")),
 ]

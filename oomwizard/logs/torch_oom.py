@@ -95,13 +95,15 @@ class TorchOom:
         "private_pools": "oom_private_pools_bytes",
     }
 
-    def facts(self) -> dict[str, int]:
+    def facts(self) -> dict[str, int | bool]:
         """Catalog fact name -> value for the fields that are known."""
-        out: dict[str, int] = {}
+        out: dict[str, int | bool] = {}
         for attr, name in self.FACTS.items():
             value = getattr(self, attr)
             if value is not None:
                 out[name] = value
+        if self.reserved_unallocated is not None and self.requested is not None:
+            out["oom_fragmented"] = self.fragmented
         return out
 
     def to_json(self) -> dict[str, Any]:
