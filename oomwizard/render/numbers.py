@@ -49,17 +49,48 @@ def calc(name: str, title: Text, placeholder: str) -> Callable[[Callable[[FactSe
     return register
 
 
-def _src(facts: FactSet, *names: str) -> str:
-    parts = []
-    for n in names:
-        f = facts.get(n)
-        if f is not None:
-            parts.append(f"{n} = {f.value} ({f.source})")
-    return "; ".join(parts)
+def src(facts: FactSet, *names: str) -> str:
+    """``name = value (source)`` for each known fact: the inputs an explanation cites."""
+    return "; ".join(f"{n} = {f.value} ({f.source})" for n in names if (f := facts.get(n)) is not None)
 
 
-def _gib(n: float) -> str:
-    return f"{n:.2f} GiB"
+def origin(facts: FactSet, name: str) -> str:
+    """Where a fact came from (``vllm.log:12``, ``answered``), without repeating its value."""
+    f = facts.get(name)
+    return f.source if f is not None else "?"
+
+
+def num(facts: FactSet, name: str) -> float | None:
+    """A numeric fact as a float; None when unknown or not a number (booleans are not numbers)."""
+    value = facts.value(name)
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def as_int(facts: FactSet, name: str) -> int | None:
+    value = num(facts, name)
+    return None if value is None else int(value)
+
+
+def gib(n_bytes: float) -> str:
+    return f"{n_bytes / GIB:.2f} GiB"
+
+
+def mib(n_bytes: float) -> str:
+    return f"{n_bytes / MIB:.0f} MiB"
+
+
+def ceil2(x: float) -> float:
+    """Round a fraction up to the next 0.01 (vLLM takes any float; two digits are readable)."""
+    return math.ceil(round(x * 100, 6)) / 100
+
+
+def floor2(x: float) -> float:
+    return math.floor(round(x * 100, 6)) / 100
 
 
 def floor_to(value: float, step: int) -> int:
@@ -105,6 +136,48 @@ def default_max_num_seqs(facts: FactSet) -> tuple[int, str]:
         return (1024 if total >= 70 * GIB else 256), "vLLM 0.8.5 V1 default for this GPU"
     big = total >= 70 * GIB and "A100" not in name
     return (1024 if big else 256), "V1 default for this GPU"
+
+
+def total_gib(facts: FactSet) -> tuple[float, str] | None:
+    """Memory of one GPU: vLLM's own start-up reading first, then NVML, then the OOM message."""
+    for name, scale in (("startup_total_gib", 1.0), ("gpu_mem_total_bytes", 1 / GIB), ("oom_total_bytes", 1 / GIB)):
+        v = num(facts, name)
+        if v:
+            return v * scale, name
+    return None
+
+
+
+def default_max_num_batched_tokens(facts: FactSet) -> tuple[int, str] | None:
+    """vLLM's default for ``vllm serve`` when the flag was not given (None where it depends on more).
+
+    V1: 8192 on the large tier (H100/H200 up to 0.8.4, 70 GiB or more later; 16384 from 160 GiB on
+    0.33.0), 2048 otherwise. V0 without chunked prefill uses max(max_model_len, 2048), which we
+    only know when max_model_len is known.
+    """
+    v = Version.try_parse(facts.value("vllm_version"))
+    total = total_gib(facts)
+    if facts.value("engine") == "v0":
+        mml = num(facts, "max_model_len")
+        if mml:
+            return max(int(mml), 2048), "V0 default without chunked prefill: max(max_model_len, 2048)"
+        return None
+    if total is None:
+        return 2048, "V1 default on GPUs under 70 GiB (8192 on larger ones)"
+    gib = total[0]
+    name = str(facts.value("gpu_name") or "").lower()
+    early = v is not None and v < Version.parse("0.8.5")
+    if early:
+        big = "h100" in name or "h200" in name
+    else:
+        # From 0.9.0 the A100 stays in the small tier whatever its memory (same rule as max_num_seqs).
+        big = gib >= 70 and not ("a100" in name and (v is None or v >= Version.parse("0.9.0")))
+    if big and v is not None and v >= Version.parse("0.33.0") and gib >= 160:
+        return 16384, f"vLLM {v} default for GPUs of 160 GiB or more"
+    if not big and "a100" in name and gib >= 70:
+        return 2048, "V1 default: an A100 stays in the small tier from 0.9.0"
+    return (8192, "V1 default for this GPU") if big else (2048, "V1 default for this GPU")
+
 
 
 # --- the calculations -----------------------------------------------------------------------

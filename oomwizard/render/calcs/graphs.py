@@ -20,7 +20,6 @@ it used, or ``None`` when an input is missing (the command then keeps a visible 
 from __future__ import annotations
 
 import json
-import math
 import shlex
 
 from ...facts.model import FactSet
@@ -35,6 +34,12 @@ from ..numbers import (
     default_max_num_seqs,
     pow2_floor,
 )
+from ..numbers import ceil2 as _ceil2
+from ..numbers import floor2 as _floor2
+from ..numbers import gib as _gib
+from ..numbers import num as _num
+from ..numbers import origin as _origin
+from ..numbers import src as _src
 
 GRAPH_MARGIN_BYTES = GIB // 2
 """Added to the graph memory we measured: the real capture runs next to a full KV cache and
@@ -69,35 +74,6 @@ METHODS_WITHOUT_DRAFT_MODEL = ("ngram", "mtp", "deepseek_mtp", "suffix")
 
 
 # --- reading facts ---------------------------------------------------------------------------
-
-
-def _src(facts: FactSet, *names: str) -> str:
-    parts = []
-    for n in names:
-        f = facts.get(n)
-        if f is not None:
-            parts.append(f"{n} = {f.value} ({f.source})")
-    return "; ".join(parts)
-
-
-def _num(facts: FactSet, name: str) -> float | None:
-    value = facts.value(name)
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _origin(facts: FactSet, name: str) -> str:
-    """Where a fact came from (``log line 12 (vllm.log)``, ``answered``), without repeating its value."""
-    f = facts.get(name)
-    return f.source if f is not None else "?"
-
-
-def _gib(n: float) -> str:
-    return f"{n / GIB:.2f} GiB"
 
 
 def total_bytes(facts: FactSet) -> tuple[int, str] | None:
@@ -214,15 +190,6 @@ def _shortfall(facts: FactSet) -> tuple[int, Text, tuple[str, ...]] | None:
         f"{m_why.en}; {r_why.en}; so {_gib(m_b)} - {_gib(r_b)} = {_gib(extra)} is missing",
         f"{m_why.zh}；{r_why.zh}；因此缺少 {_gib(m_b)} - {_gib(r_b)} = {_gib(extra)}",
     ), (*m_names, "cudagraph_estimate_gib")
-
-
-def _ceil2(x: float) -> float:
-    """Round up to the next 0.01, tolerating float noise (0.07000000001 stays 0.07)."""
-    return math.ceil(round(x * 100, 6)) / 100
-
-
-def _floor2(x: float) -> float:
-    return math.floor(round(x * 100, 6)) / 100
 
 
 # --- CUDA graph memory ----------------------------------------------------------------------

@@ -19,7 +19,21 @@ import math
 from ...facts.model import FactSet
 from ...i18n import Text
 from ...versions import Version
-from ..numbers import GIB, Computed, calc, default_gpu_memory_utilization, default_max_num_seqs, floor_to, pow2_floor
+from ..numbers import (
+    GIB,
+    Computed,
+    calc,
+    default_gpu_memory_utilization,
+    default_max_num_batched_tokens,
+    default_max_num_seqs,
+    floor_to,
+    pow2_floor,
+    total_gib,
+)
+from ..numbers import ceil2 as _ceil2
+from ..numbers import floor2 as _floor2
+from ..numbers import num as _num
+from ..numbers import src as _src
 
 MIB = 1024**2
 
@@ -36,25 +50,6 @@ STARTUP_MARGIN_GIB = 0.5
 # --- reading facts -------------------------------------------------------------------------------
 
 
-def _src(facts: FactSet, *names: str) -> str:
-    parts = []
-    for n in names:
-        f = facts.get(n)
-        if f is not None:
-            parts.append(f"{n} = {f.value} ({f.source})")
-    return "; ".join(parts)
-
-
-def _num(facts: FactSet, name: str) -> float | None:
-    value = facts.value(name)
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
 def _version(facts: FactSet) -> Version | None:
     return Version.try_parse(facts.value("vllm_version"))
 
@@ -62,15 +57,6 @@ def _version(facts: FactSet) -> Version | None:
 def _at_least(facts: FactSet, release: str) -> bool | None:
     v = _version(facts)
     return None if v is None else v >= Version.parse(release)
-
-
-def total_gib(facts: FactSet) -> tuple[float, str] | None:
-    """Memory of one GPU: vLLM's own start-up reading first, then NVML, then the OOM message."""
-    for name, scale in (("startup_total_gib", 1.0), ("gpu_mem_total_bytes", 1 / GIB), ("oom_total_bytes", 1 / GIB)):
-        v = _num(facts, name)
-        if v:
-            return v * scale, name
-    return None
 
 
 def free_gib(facts: FactSet) -> tuple[float, str] | None:
@@ -94,46 +80,6 @@ def current_max_num_seqs(facts: FactSet) -> tuple[int, str]:
     if v:
         return int(v), _src(facts, "max_num_seqs")
     return default_max_num_seqs(facts)
-
-
-def default_max_num_batched_tokens(facts: FactSet) -> tuple[int, str] | None:
-    """vLLM's default for ``vllm serve`` when the flag was not given (None where it depends on more).
-
-    V1: 8192 on the large tier (H100/H200 up to 0.8.4, 70 GiB or more later; 16384 from 160 GiB on
-    0.33.0), 2048 otherwise. V0 without chunked prefill uses max(max_model_len, 2048), which we
-    only know when max_model_len is known.
-    """
-    v = _version(facts)
-    total = total_gib(facts)
-    if facts.value("engine") == "v0":
-        mml = _num(facts, "max_model_len")
-        if mml:
-            return max(int(mml), 2048), "V0 default without chunked prefill: max(max_model_len, 2048)"
-        return None
-    if total is None:
-        return 2048, "V1 default on GPUs under 70 GiB (8192 on larger ones)"
-    gib = total[0]
-    name = str(facts.value("gpu_name") or "").lower()
-    early = v is not None and v < Version.parse("0.8.5")
-    if early:
-        big = "h100" in name or "h200" in name
-    else:
-        # From 0.9.0 the A100 stays in the small tier whatever its memory (same rule as max_num_seqs).
-        big = gib >= 70 and not ("a100" in name and (v is None or v >= Version.parse("0.9.0")))
-    if big and v is not None and v >= Version.parse("0.33.0") and gib >= 160:
-        return 16384, f"vLLM {v} default for GPUs of 160 GiB or more"
-    if not big and "a100" in name and gib >= 70:
-        return 2048, "V1 default: an A100 stays in the small tier from 0.9.0"
-    return (8192, "V1 default for this GPU") if big else (2048, "V1 default for this GPU")
-
-
-def _ceil2(x: float) -> float:
-    """Round a fraction up to the next 0.01 (vLLM takes any float; two digits are readable)."""
-    return math.ceil(round(x * 100, 6)) / 100
-
-
-def _floor2(x: float) -> float:
-    return math.floor(round(x * 100, 6)) / 100
 
 
 def _round_len(tokens: float) -> int:

@@ -20,16 +20,19 @@ import math
 
 from ...facts.model import FactSet
 from ...i18n import Text
-from ...versions import Version
 from ..numbers import (
     GIB,
-    MIB,
     Computed,
     calc,
     default_gpu_memory_utilization,
+    default_max_num_batched_tokens,
     default_max_num_seqs,
     pow2_floor,
 )
+from ..numbers import as_int as _int
+from ..numbers import gib as _gib
+from ..numbers import mib as _mib
+from ..numbers import src as _src
 
 SORT_BYTES_PER_ELEMENT = 36
 """Measured on an H200 with torch 2.11: float32 copy, sorted values, int64 order, softmax/cumsum,
@@ -76,49 +79,6 @@ FAMILY_VOCAB: dict[str, int] = {
 # --- reading facts ---------------------------------------------------------------------------------
 
 
-def _src(facts: FactSet, *names: str) -> str:
-    parts = []
-    for n in names:
-        f = facts.get(n)
-        if f is not None:
-            parts.append(f"{n} = {f.value} ({f.source})")
-    return "; ".join(parts)
-
-
-def _int(facts: FactSet, name: str) -> int | None:
-    value = facts.value(name)
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _gib(n: float) -> str:
-    return f"{n / GIB:.2f} GiB"
-
-
-def _mib(n: float) -> str:
-    return f"{n / MIB:.0f} MiB"
-
-
-def default_max_num_batched_tokens(facts: FactSet) -> int:
-    """V1 ``vllm serve`` default when the flag was not given: 8192 on large GPUs, else 2048.
-
-    Large means H100/H200 up to 0.8.4 and 70 GiB or more later; 0.33.0 adds 16384 from 160 GiB.
-    Only used here as the second term of min(max_num_seqs, max_num_batched_tokens), where the
-    exact tier rarely matters.
-    """
-    total = _int(facts, "gpu_mem_total_bytes") or _int(facts, "oom_total_bytes")
-    v = Version.try_parse(facts.value("vllm_version"))
-    if total is None:
-        return 2048
-    if v is not None and v >= Version.parse("0.33.0") and total >= 160 * GIB:
-        return 16384
-    return 8192 if total >= 70 * GIB else 2048
-
-
 def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
     """How many dummy requests the warm-up ran: the log's own number, else the formula."""
     n = _int(facts, "sampler_dummy_requests")
@@ -134,7 +94,7 @@ def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
     else:
         seqs, why = default_max_num_seqs(facts)
         seqs_why_en, seqs_why_zh = why, why
-    tokens = _int(facts, "max_num_batched_tokens") or default_max_num_batched_tokens(facts)
+    tokens = _int(facts, "max_num_batched_tokens") or (default_max_num_batched_tokens(facts) or (2048, ""))[0]
     n = min(seqs, tokens)
     return (
         n,

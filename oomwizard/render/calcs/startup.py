@@ -15,8 +15,10 @@ import re
 from ...facts.model import FactSet
 from ...i18n import Text
 from ...versions import Version
-from ..numbers import MIB, Computed, calc, floor_to
-from .memory import current_max_num_seqs, default_max_num_batched_tokens, total_gib
+from ..numbers import MIB, Computed, calc, default_max_num_batched_tokens, floor_to, total_gib
+from ..numbers import as_int as _int
+from ..numbers import src as _src
+from .memory import current_max_num_seqs
 
 MIN_TOKENS = 512
 """Below this the pass no longer fits a useful prefill chunk; the problem is elsewhere (weights, TP)."""
@@ -32,20 +34,6 @@ TARGET_TOKENS_PER_IMAGE = 4096
 """About 3.2 megapixels (1792 x 1792) for Qwen-VL: larger than most real inputs, a quarter of the
 16,384-token worst case that start-up profiles per Qwen2.5-VL image by default (its profiling
 warning says so). Operators with bigger images raise it."""
-
-
-def _int(facts: FactSet, name: str) -> int | None:
-    value = facts.value(name)
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _src(facts: FactSet, *names: str) -> str:
-    return "; ".join(f"{n} = {f.value} ({f.source})" for n in names if (f := facts.get(n)) is not None)
 
 
 def current_batched_tokens(facts: FactSet) -> tuple[int, Text] | None:
