@@ -278,6 +278,9 @@ UI: dict[str, Text] = {
     "tui.verify.read_failed": Text("Could not check the log: {error}", "无法检查日志：{error}"),
     "tui.verify.checked": Text("Checked against {what}.", "已对照 {what} 检查。"),
     "tui.verify.pasted": Text("the pasted log", "粘贴的日志"),
+    "tui.verify.summary_failed": Text(
+        "The fix did not work yet: see the items marked [!] below.", "修复尚未生效：见下面标有 [!] 的项目。"
+    ),
     "tui.verify.binary": Text(
         "{what} looks like a binary file, not a log: only its text lines were read.",
         "{what} 看起来是二进制文件而不是日志：只读取了其中的文本行。",

@@ -35,6 +35,7 @@ from .tui.inputs import (
     MachineResult,
     Sources,
     check_log_path,
+    colon,
     default_sources,
     machine_summary,
     suggestion_source,
@@ -114,7 +115,7 @@ class PlainWizard:
         facts = FactSet()
         if machine is not None:
             facts.update(machine.facts)
-            print(f"{self.t('tui.machine.label')}: {machine_summary(machine, self.lang)}", file=self.err)
+            print(f"{self.t('tui.machine.label')}{colon(self.lang)}{machine_summary(machine, self.lang)}", file=self.err)
         if self.diagnosis is not None:
             facts.update(self.diagnosis.facts)
         facts.update(self.opts.overrides)

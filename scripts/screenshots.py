@@ -5,7 +5,9 @@
 
 The app runs headless with Textual's Pilot on the real knowledge base, the real log reader and
 the demo's saved machine report, so the pictures are deterministic and show what an operator
-sees. Keys are pressed as an operator would: Enter on each suggestion.
+sees. Keys are pressed as an operator would: Enter on each suggestion. The checked checklist is
+made against a restart log derived from the demo's (the same start, with new process ids, run to
+the end), written to a temporary folder under a fixed name.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import sys
+import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -60,7 +64,7 @@ async def to_suggested_choice(pilot: Any) -> None:
             isinstance(step, Ask)
             and step.question.kind == "choice"
             and step.suggestion is not None
-            and "log line" in step.suggestion.source
+            and any(getattr(step.facts.get(n), "kind", "") == "log" for n in step.suggestion.facts)
             and step.question.id != "symptom"
         ):
             return
@@ -81,7 +85,35 @@ async def nothing(pilot: Any) -> None:
     await settle(pilot)
 
 
-def shots(log: str, machine: str) -> list[tuple[str, LaunchOptions, Steps]]:
+RESTART_NAME = "vllm-restart.log"
+
+
+def restart_log(log: str, folder: Path) -> str:
+    """The demo's start run again after the fix: up to the end of graph capture, then ready.
+
+    Process ids and the clock move on; the sampler warm-up passes and the server starts.
+    """
+    lines = Path(log).read_text(encoding="utf-8", errors="replace").splitlines()
+    end = next((i for i, line in enumerate(lines) if "Graph capturing finished" in line), len(lines) - 1)
+    pids = sorted(set(re.findall(r"pid=(\d+)", "\n".join(lines[: end + 1]))))
+    out = []
+    for line in lines[: end + 1]:
+        for n, pid in enumerate(pids):
+            line = line.replace(f"pid={pid}", f"pid={61000 + 111 * n}")
+        out.append(re.sub(r"(\d\d-\d\d) 09:1", r"\1 09:4", line))
+    core = next((m.group(0) for m in (re.match(r"\S*\(EngineCore\S* pid=\d+\)\S*", x) for x in out) if m), "")
+    api = next((m.group(0) for m in (re.match(r"\S*\(APIServer pid=\d+\)\S*", x) for x in out) if m), "")
+    out += [
+        f"{core} INFO 10-14 09:44:47 [core.py:210] init engine (profile, create kv cache, warmup model) took 122.40 seconds",
+        f"{api} INFO 10-14 09:44:49 [api_server.py:1971] Starting vLLM API server 0 on http://0.0.0.0:8000",
+        f"{api} INFO:     Application startup complete.",
+    ]
+    path = folder / RESTART_NAME
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def shots(log: str, machine: str, restart: str) -> list[tuple[str, LaunchOptions, Steps]]:
     def opts(lang: str = "en", with_log: bool = True) -> LaunchOptions:
         return LaunchOptions(logs=[log] if with_log else [], machine=machine, lang=lang)
 
@@ -101,6 +133,12 @@ def shots(log: str, machine: str) -> list[tuple[str, LaunchOptions, Steps]]:
         await to_questions(pilot)
         await press(pilot, "f")
 
+    async def checked(pilot: Any) -> None:
+        await to_leaf(pilot)
+        await press(pilot, "v")
+        pilot.app.screen.query_one("#verify-path").value = restart
+        await press(pilot, "enter")
+
     return [
         ("welcome", opts(with_log=False), nothing),
         ("diagnosis", opts(), nothing),
@@ -109,6 +147,7 @@ def shots(log: str, machine: str) -> list[tuple[str, LaunchOptions, Steps]]:
         ("facts", opts(), facts),
         ("leaf", opts(), to_leaf),
         ("checklist", opts(), checklist),
+        ("checklist-checked", opts(), checked),
         ("leaf-zh", opts("zh"), to_leaf),
     ]
 
@@ -146,11 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     os.chdir(ROOT)
     args.log, args.machine = (_relative(p) for p in (args.log, args.machine))
     out.mkdir(parents=True, exist_ok=True)
-    for name, opts, steps in shots(args.log, args.machine):
-        if args.only and name not in args.only:
-            continue
-        path = asyncio.run(capture(name, opts, steps, out, (cols, rows)))
-        print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+    with tempfile.TemporaryDirectory(prefix="oomwizard-shots-") as tmp:
+        restart = restart_log(args.log, Path(tmp))
+        for name, opts, steps in shots(args.log, args.machine, restart):
+            if args.only and name not in args.only:
+                continue
+            path = asyncio.run(capture(name, opts, steps, out, (cols, rows)))
+            print(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
     return 0
 
 

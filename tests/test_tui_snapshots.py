@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from snapshot_apps.pilot import press, settle
-from snapshot_apps.wizard_fixed import build
+from snapshot_apps.wizard_fixed import NEXT_START, build
 
 pytestmark = pytest.mark.snapshot
 
@@ -63,6 +63,32 @@ def test_leaf(snap_compare, size) -> None:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("size", SIZES)
 def test_leaf_checklist(snap_compare, size) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(build(), terminal_size=size, run_before=keys_then_settle("enter", "a", "2", "space"))
+
+
+def check_next_start(*keys: str):  # type: ignore[no-untyped-def]
+    """To the fix, then v and the log of a restart that failed again (the path is filled in, then Enter)."""
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot)
+        await press(pilot, "enter", "a", *keys, "v")
+        pilot.app.screen.query_one("#verify-path").value = NEXT_START
+        await press(pilot, "enter")
+        await settle(pilot)
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_leaf_checklist_checked_against_the_next_start(snap_compare, size) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(build(), terminal_size=size, run_before=check_next_start())
+
+
+def test_leaf_checklist_checked_chinese(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(build(lang="zh"), terminal_size=(80, 24), run_before=check_next_start())
+
+
+def test_verify_dialog(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    assert snap_compare(build(), terminal_size=(80, 24), run_before=keys_then_settle("enter", "a", "v"))
 
 
 def test_leaf_chinese(snap_compare) -> None:  # type: ignore[no-untyped-def]

@@ -10,19 +10,23 @@ from __future__ import annotations
 import io
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from snapshot_apps.pilot import press, run_async, screen_text, settle
-from snapshot_apps.stand_ins import WARMUP_LINE, make_app
+from snapshot_apps.stand_ins import WARMUP_LINE, fixture_kb, make_app
 from textual.widgets import Input, Static, TabbedContent, TextArea
 
 from oomwizard.exitcodes import Exit
+from oomwizard.expr import Condition
+from oomwizard.i18n import Text
+from oomwizard.kb.model import AutoCheck, Check
 from oomwizard.tui.app import print_outcome
 from oomwizard.tui.screens.leaf import LeafScreen
 from oomwizard.tui.screens.verify import VerifyScreen
-from oomwizard.tui.verdicts import looks_binary
+from oomwizard.tui.verdicts import check_path, looks_binary, verdicts
 from oomwizard.tui.widgets.checklist import ChecklistItem
 
 SIZE = (80, 24)
@@ -118,7 +122,7 @@ async def test_a_failed_start_unticks_the_item_and_shows_the_deciding_line(tmp_p
         assert "[!] The new log shows" in text
         assert "FAILED — the log still shows it" in text
         assert "again.log:4" in text
-        assert "did not work yet" in summary_text(leaf)
+        assert "did not work yet: see the items marked [!] below" in summary_text(leaf)
         assert leaf.query_one("#verify-verdict").has_class("error")
 
 
@@ -220,8 +224,8 @@ async def test_chinese_verdicts(tmp_path: Path) -> None:
         leaf = await to_leaf_checklist(pilot)
         await check(pilot, log)
         text = screen_text(app)
-        assert "未通过" in text and "again.log:4" in text
-        assert "修复尚未生效" in summary_text(leaf)
+        assert "未通过 — 日志中仍然出现" in text and "again.log:4" in text
+        assert "修复尚未生效：见下面标有 [!] 的项目。" in summary_text(leaf)
 
 
 @run_async
@@ -244,3 +248,34 @@ async def test_quit_from_a_screen_above_the_fix_still_prints_it() -> None:
         await press(pilot, "v", "ctrl+c")
     assert app.return_value is not None and app.return_value.code == Exit.CANCELLED
     assert app.return_value.done is not None
+
+
+@run_async
+async def test_a_checklist_with_nothing_automatic_does_not_offer_the_check() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "down", "enter", "a")  # the second scenario: max_model_len does not fit
+        leaf = app.screen
+        assert isinstance(leaf, LeafScreen) and leaf.done.leaf.id == "kv-cache-too-small"
+        assert "Check new log" not in screen_text(app).splitlines()[-1]
+        assert not leaf.query("#verify-button") and not leaf.query("#verify-hint")
+        await press(pilot, "v")
+        assert app.screen is leaf
+
+
+def test_every_reason_verify_gives_reads_in_chinese(tmp_path: Path) -> None:
+    t = Text("t", "t")
+    checks = (
+        Check(t, AutoCheck(log_absent="warming up sampler")),  # the log still shows it
+        Check(t, AutoCheck(log_present="Application startup complete")),  # not in the log
+        Check(t, AutoCheck(log_absent="Traceback")),  # the log ends before the server was ready
+        Check(t, AutoCheck(fact=Condition.parse("weights_gib > 0"))),  # the log does not say
+        Check(t, AutoCheck(fact=Condition.parse("kv_cache_tokens > 100000000"))),  # not true in the new log
+    )
+    leaf = replace(fixture_kb().leaves["sampler-warmup"], checks=checks)
+    log = write(tmp_path, "again.log", FAILED_AGAIN)
+    found = verdicts(check_path(leaf, log, "zh").verification, "zh")
+    assert [v.status for v in found] == ["fail", "unproven", "unproven", "unknown", "fail"]
+    details = [v.note.split(" — ", 1)[1] for v in found]
+    assert all(not d[:1].isascii() for d in details), details

@@ -163,6 +163,11 @@ def format_value(name: str, value: Any, lang: str = "en") -> str:
     return str(value)
 
 
+def colon(lang: str) -> str:
+    """A label's colon: full width in Chinese, ``": "`` otherwise."""
+    return "：" if lang == "zh" else ": "
+
+
 def fact_title(name: str, lang: str) -> str:
     spec = CATALOG.get(name)
     return spec.title(lang) if spec is not None else name

@@ -87,13 +87,33 @@ def check_text(leaf: Leaf, text: str, lang: str) -> Checked:
     return Checked(v, what)
 
 
+DETAILS_ZH = (
+    ("the log still shows it", "日志中仍然出现"),
+    ("not in the log", "日志中没有出现"),
+    ("the log ends before the server was ready", "日志在服务就绪之前就结束了"),
+    ("the log does not say", "日志中没有相关信息"),
+    ("not true in the new log", "新日志中不成立"),
+)
+"""The reasons :mod:`oomwizard.verify` gives (English), in Chinese; an unknown one stays as it is."""
+
+
+def detail_text(detail: str, lang: str) -> str:
+    """A verdict's reason in ``lang``; the condition or pattern after it is kept verbatim."""
+    if lang != "zh":
+        return detail
+    for en, zh in DETAILS_ZH:
+        if detail.startswith(en):
+            return zh + detail[len(en) :]
+    return detail
+
+
 def verdicts(v: Verification, lang: str) -> list[Verdict]:
     """One :class:`Verdict` per checklist item, in order."""
     out = []
     for r in v.results:
         note = ui(f"verify.{r.status}", lang)
         if r.detail:
-            note += f" — {r.detail}"
+            note += f" — {detail_text(r.detail, lang)}"
         if r.hit is not None:
             out.append(Verdict(r.status, note, f"{Path(r.hit.file).name or r.hit.file}:{r.hit.line}", r.hit.text))
         else:
@@ -112,7 +132,7 @@ def summary(checked: Checked, lang: str) -> tuple[str, str, str]:
     else:
         lines.append(ui("verify.not_ready", lang))
     if v.failed:
-        return "\n".join(lines), ui("verify.summary_failed", lang), "error"
+        return "\n".join(lines), ui("tui.verify.summary_failed", lang), "error"
     if v.proven:
         return "\n".join(lines), ui("verify.summary_proven", lang), "success"
     return "\n".join(lines), ui("verify.summary_unproven", lang), "warning"

@@ -12,6 +12,8 @@ from pathlib import Path
 from .stand_ins import StandIns, make_app, no_gpu_machine
 
 LOG = str(Path(__file__).resolve().parent / "vllm-serve.log")
+NEXT_START = str(Path(__file__).resolve().parent / "next-start.log")
+"""The log of a restart that failed again (max_num_seqs 512), for checking the fix."""
 
 
 def build(*, with_log: bool = True, lang: str = "en", gpu: bool = True):  # type: ignore[no-untyped-def]

@@ -25,7 +25,7 @@ from textual.widgets.option_list import Option
 from ...logs.model import Diagnosis, Match
 from ...render.safe_text import printable
 from ..app import FactsAware
-from ..inputs import fact_title, fact_where, format_value
+from ..inputs import colon, fact_title, fact_where, format_value
 from ..widgets.choices import ContinueList
 from .base import TitleBar, WizardScreen
 
@@ -172,7 +172,7 @@ class DiagnosisScreen(WizardScreen, FactsAware):
             grid.add_row(
                 "  ",
                 Text.assemble(
-                    f"{fact_title(f.name, lang)}: ",
+                    f"{fact_title(f.name, lang)}{colon(lang)}",
                     (one_line(format_value(f.name, f.value, lang)), "bold"),
                     (f"  {one_line(fact_where(f))}", "dim"),
                 ),

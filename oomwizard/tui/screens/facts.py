@@ -22,7 +22,7 @@ from ...facts.catalog import CATALOG, FactValueError
 from ...facts.model import json_value
 from ...render.safe_text import printable
 from ..app import FactsAware
-from ..inputs import fact_title, format_value, machine_summary
+from ..inputs import colon, fact_title, format_value, machine_summary
 from .base import TitleBar, WizardScreen
 
 
@@ -82,16 +82,18 @@ class FactsScreen(WizardScreen, FactsAware):
         line: Content
         if m.status == "running":
             line = Content.assemble(
-                (f"{self.t('tui.machine.label')}: ", "bold"), "… " + self.t("tui.machine.detecting")
+                (f"{self.t('tui.machine.label')}{colon(self.wizard.lang)}", "bold"),
+                "… " + self.t("tui.machine.detecting"),
             )
         elif m.status == "failed":
             line = Content.assemble(
-                (f"{self.t('tui.machine.label')}: ", "bold"), self.t("tui.machine.failed", error=m.error or "?")
+                (f"{self.t('tui.machine.label')}{colon(self.wizard.lang)}", "bold"),
+                self.t("tui.machine.failed", error=m.error or "?"),
             )
         elif m.result is not None:
             text = machine_summary(m.result, w.lang)
             warn = "".join(f"\n  ! {_flat(x)}" for x in m.result.remarks(w.lang))
-            line = Content.assemble((f"{self.t('tui.machine.label')}: ", "bold"), text, warn)
+            line = Content.assemble((f"{self.t('tui.machine.label')}{colon(self.wizard.lang)}", "bold"), text, warn)
         else:
             line = Content("")
         self.query_one("#facts-machine", Static).update(line)

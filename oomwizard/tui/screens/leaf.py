@@ -24,16 +24,13 @@ from ...engine import Done
 from ...render.report import render_fixes
 from ...render.safe_text import printable
 from ..app import FactsAware
+from ..inputs import colon
 from ..verdicts import Checked, check_path, check_text, summary, ticks, verdicts
 from ..widgets.checklist import ChecklistItem
 from ..widgets.commands import FixCard
 from .base import TitleBar, WizardScreen
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'“])|(?<=[。！？])")
-
-
-def colon(lang: str) -> str:
-    return "：" if lang == "zh" else ": "
 
 
 def first_sentence(text: str, limit: int = 240) -> str:
@@ -82,14 +79,15 @@ class LeafScreen(WizardScreen, FactsAware):
                 yield Static(Content.assemble((w.t("fixes"), "bold underline")), classes="section")
                 yield from self._fix_cards()
                 yield Static(Content(self.t("tui.leaf.never_run")), id="never-run")
-                if any(c.auto for c in leaf.checks):
+                if self._checkable():
                     yield Static(Content(self.t("tui.verify.hint")), id="verify-hint")
             with (
                 TabPane(f"2 {self.t('tui.leaf.tab.checklist')}", id="checklist"),
                 VerticalScroll(id="checklist-scroll"),
             ):
                 yield from self._summary_widgets()
-                yield Button(self.t("tui.verify.button"), id="verify-button", compact=True)
+                if self._checkable():
+                    yield Button(self.t("tui.verify.button"), id="verify-button", compact=True)
                 found = verdicts(self.checked_log.verification, lang) if self.checked_log else []
                 for i, c in enumerate(leaf.checks):
                     auto = self.t("tui.leaf.auto_checked") if c.auto else None
@@ -139,7 +137,7 @@ class LeafScreen(WizardScreen, FactsAware):
             (f"{w.t('environment')}\n", "bold"),
             leaf.environment(lang),
             "\n\n",
-            (f"{w.t('evidence')}: ", "bold"),
+            (f"{w.t('evidence')}{colon(lang)}", "bold"),
             w.t(f"evidence.{leaf.evidence}"),
             f"   [{leaf.id}]",
         ]
@@ -158,7 +156,11 @@ class LeafScreen(WizardScreen, FactsAware):
         if self.done.path:
             parts += ["\n", (f"{w.t('path')}\n", "bold")]
             for step in self.done.path:
-                parts += [f"  {step.question}: ", (step.label, "bold"), (f"  [{step.how}: {step.source}]\n", "dim")]
+                parts += [
+                    f"  {step.question}{colon(lang)}",
+                    (step.label, "bold"),
+                    (f"  [{step.how}: {step.source}]\n", "dim"),
+                ]
         return Content.assemble(*parts)
 
     def on_mount(self) -> None:
@@ -200,7 +202,7 @@ class LeafScreen(WizardScreen, FactsAware):
             return self.t("tui.verify.running", what=self._checking), "", ""
         if self.checked_log is not None:
             return summary(self.checked_log, self.wizard.lang)
-        if any(c.auto for c in self.done.leaf.checks):
+        if self._checkable():
             return self.t("tui.verify.hint"), "", ""
         return "", "", ""
 
@@ -224,6 +226,13 @@ class LeafScreen(WizardScreen, FactsAware):
         line.display = bool(verdict)
         if level:
             line.add_class(level)
+
+    def _checkable(self) -> bool:
+        """Whether any item of the checklist can be checked from a log (else ``v`` is not offered)."""
+        return any(c.auto for c in self.done.leaf.checks)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self._checkable() if action == "verify" else True
 
     def action_verify(self) -> None:
         from .verify import VerifyScreen

@@ -27,7 +27,7 @@ from ...kb.model import Question
 from ...render.safe_text import printable
 from ...versions import Version
 from ..app import FactsAware
-from ..inputs import fact_title, suggestion_source
+from ..inputs import colon, fact_title, suggestion_source
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.choices import ChoiceList
 from .base import TitleBar, WizardScreen
@@ -133,7 +133,7 @@ class QuestionScreen(WizardScreen, FactsAware):
         for s in step.path:
             q = w.kb.questions.get(s.question)
             name = fact_title(q.fact, w.lang) if q is not None and q.fact in CATALOG else s.question
-            crumbs.append(f"{name}: {s.label}")
+            crumbs.append(f"{name}{colon(w.lang)}{s.label}")
         self.query_one("#crumbs", Breadcrumbs).set_crumbs(crumbs)
 
     def _show_choices(self, q: Question, sug: Suggestion | None, same: bool) -> None:

@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from ...launch import DEMO_LOG, DEMO_MACHINE
 from ..app import FactsAware
-from ..inputs import check_log_path, machine_summary
+from ..inputs import check_log_path, colon, machine_summary
 from ..widgets.choices import ChoiceList
 from .base import TitleBar, WizardScreen
 
@@ -70,7 +70,7 @@ class WelcomeScreen(WizardScreen, FactsAware):
             return
         w = self.wizard
         m = w.machine
-        label = (f"{self.t('tui.machine.label')}: ", "bold")
+        label = (f"{self.t('tui.machine.label')}{colon(w.lang)}", "bold")
         if m.status == "running":
             line = Content.assemble(label, ("… ", "bold"), self.t("tui.machine.detecting"))
         elif m.status == "failed":
