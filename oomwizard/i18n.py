@@ -159,7 +159,9 @@ UI: dict[str, Text] = {
         "本机没有检测到 NVIDIA GPU，也没有提供日志：可以先用演示看看向导能做什么。",
     ),
     "tui.welcome.path_placeholder": Text("path/to/vllm.log", "日志路径，例如 path/to/vllm.log"),
-    "tui.welcome.path_help": Text("Enter reads the file · Esc cancels", "回车读取文件 · Esc 取消"),
+    "tui.welcome.path_help": Text(
+        "Enter reads the file · → completes the name · Esc cancels", "回车读取文件 · → 补全文件名 · Esc 取消"
+    ),
     "tui.path.empty": Text("Type the path of a log file.", "请输入日志文件路径。"),
     "tui.path.missing": Text("No such file: {path}", "文件不存在：{path}"),
     "tui.path.dir": Text("{path} is a folder; give a log file.", "{path} 是文件夹；请给出日志文件。"),
@@ -263,8 +265,8 @@ UI: dict[str, Text] = {
     ),
     "tui.verify.path_placeholder": Text("path/to/new-vllm.log", "新日志路径，例如 path/to/new-vllm.log"),
     "tui.verify.path_help": Text(
-        "Enter checks this file · Tab: paste the log instead · Esc cancels",
-        "回车检查该文件 · Tab：改为粘贴日志 · Esc 取消",
+        "Enter checks this file · → completes the name · Tab: paste the log instead · Esc cancels",
+        "回车检查该文件 · → 补全文件名 · Tab：改为粘贴日志 · Esc 取消",
     ),
     "tui.verify.paste_help": Text("Or paste the new log here, then Ctrl+S:", "或者把新日志粘贴到这里，然后按 Ctrl+S："),
     "tui.verify.go": Text("Check", "检查"),

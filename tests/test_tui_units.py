@@ -87,6 +87,23 @@ def test_check_log_path(tmp_path: Path) -> None:
     assert "文件不存在" in (check_log_path(str(tmp_path / "nope.log"), "zh")[1] or "")
 
 
+def test_complete_path(tmp_path: Path) -> None:
+    from oomwizard.tui.widgets.path_suggester import complete_path
+
+    (tmp_path / "vllm-serve.log").write_text("x")
+    (tmp_path / "logs").mkdir()
+    (tmp_path / ".hidden.log").write_text("x")
+    base = str(tmp_path)
+    assert complete_path(f"{base}/vllm") == f"{base}/vllm-serve.log"
+    assert complete_path(f"{base}/lo") == f"{base}/logs/"
+    assert complete_path(base) == f"{base}/"
+    assert complete_path(f"{base}/.h") == f"{base}/.hidden.log"
+    assert complete_path(f"{base}/") in (f"{base}/logs/", f"{base}/vllm-serve.log")  # hidden names only when asked
+    assert complete_path(f"{base}/nothing") is None
+    assert complete_path(f"{base}/vllm-serve.log") is None
+    assert complete_path("") is None
+
+
 def test_format_value() -> None:
     assert format_value("gpu_mem_total_bytes", 150754820096) == "140.4 GiB"
     assert format_value("enforce_eager", True) == "yes"

@@ -59,13 +59,14 @@ async def to_leaf_checklist(pilot) -> LeafScreen:  # type: ignore[no-untyped-def
 
 
 async def check(pilot, path: str, typed: bool = False) -> None:  # type: ignore[no-untyped-def]
-    """v, the path (typed key by key, or filled in to keep the tests quick), Enter, wait for the worker."""
+    """v, the path (typed key by key and completed, or filled in to keep the tests quick), Enter, wait."""
     await press(pilot, "v")
     assert isinstance(pilot.app.screen, VerifyScreen)
     box = pilot.app.screen.query_one("#verify-path", Input)
     assert box.has_focus
     if typed:
-        await press(pilot, *list(path))
+        await press(pilot, *list(path[:-4]), "right")  # the file name is completed: → takes it
+        assert box.value == path
     else:
         box.value = path
     await press(pilot, "enter")

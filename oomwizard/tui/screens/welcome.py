@@ -21,6 +21,7 @@ from ...launch import DEMO_LOG, DEMO_MACHINE
 from ..app import FactsAware
 from ..inputs import check_log_path, colon, machine_summary
 from ..widgets.choices import ChoiceList
+from ..widgets.path_suggester import PathSuggester
 from .base import TitleBar, WizardScreen
 
 ACTIONS = ("open_log", "paste", "detect", "questions", "demo")
@@ -42,7 +43,9 @@ class WelcomeScreen(WizardScreen, FactsAware):
             yield Static(Content(self.t("tui.welcome.no_gpu")), id="demo-hint")
             yield ChoiceList(*self._options(), id="actions")
             with Vertical(id="log-path"):
-                yield Input(placeholder=self.t("tui.welcome.path_placeholder"), id="path-input")
+                yield Input(
+                    placeholder=self.t("tui.welcome.path_placeholder"), id="path-input", suggester=PathSuggester()
+                )
                 yield Static(Content(self.t("tui.welcome.path_help")), id="path-message")
         yield Footer()
 
