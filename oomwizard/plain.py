@@ -174,6 +174,14 @@ class PlainWizard:
             ).unsafe_ask()
         )
 
+    def _path(self, message: str, validate: Callable[[str], bool | str]) -> str:
+        """A file path, with Tab completion where the terminal can show it."""
+        import questionary
+
+        if self.numbered:
+            return self._text(message, "", "", validate)
+        return str(questionary.path(message, validate=validate, **self.prompt_kwargs).unsafe_ask())
+
     def _confirm(self, message: str) -> bool:
         import questionary
 
@@ -283,7 +291,7 @@ class PlainWizard:
         try:
             if not self._confirm(self.t("tui.plain.verify_offer")):
                 return
-            raw = self._text(self.t("tui.plain.verify_path"), "", "", valid).strip()
+            raw = self._path(self.t("tui.plain.verify_path"), valid).strip()
         except (KeyboardInterrupt, EOFError):
             print(file=self.out, flush=True)
             return
