@@ -280,3 +280,17 @@ def test_every_reason_verify_gives_reads_in_chinese(tmp_path: Path) -> None:
     assert [v.status for v in found] == ["fail", "unproven", "unproven", "unknown", "fail"]
     details = [v.note.split(" — ", 1)[1] for v in found]
     assert all(not d[:1].isascii() for d in details), details
+
+
+@run_async
+async def test_a_file_name_with_escape_codes_is_shown_harmlessly(tmp_path: Path) -> None:
+    log = write(tmp_path, "next\x1b]52;c;cm0gLXJmIH4=\x07.log", FAILED_AGAIN)
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        leaf = await to_leaf_checklist(pilot)
+        await check(pilot, log)
+        auto = items(leaf)[0]
+        assert auto.verdict is not None and auto.verdict.status == "fail"
+        shown = auto.verdict.where + summary_text(leaf) + screen_text(app)
+        assert "\x1b" not in shown and "\x07" not in shown
+        assert "cm0gLXJmIH4=" not in shown

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..i18n import ui
 from ..kb.model import Leaf
+from ..render.safe_text import printable
 from ..verify import FAIL, PASS, Verification, verify
 
 SNIFF_BYTES = 64 * 1024
@@ -47,6 +48,11 @@ class Checked:
     warnings: list[str] = field(default_factory=list)
 
 
+def shown_name(path: str) -> str:
+    """A file as the screen names it: its name alone, made printable (a name can hold escapes too)."""
+    return " ".join(printable(Path(path).name or path).split())
+
+
 def looks_binary(path: str) -> bool:
     """True for a file whose start is mostly control bytes (an executable, a core dump, an image)."""
     try:
@@ -65,7 +71,7 @@ def looks_binary(path: str) -> bool:
 
 def check_path(leaf: Leaf, path: str, lang: str) -> Checked:
     """Verify ``leaf`` against the log at ``path``; raises the reader's ``InputError`` if unreadable."""
-    what = Path(path).name or path
+    what = shown_name(path)
     warnings = [ui("tui.verify.binary", lang, what=what)] if looks_binary(path) else []
     return Checked(verify(leaf, [path]), what, warnings)
 
@@ -115,7 +121,7 @@ def verdicts(v: Verification, lang: str) -> list[Verdict]:
         if r.detail:
             note += f" — {detail_text(r.detail, lang)}"
         if r.hit is not None:
-            out.append(Verdict(r.status, note, f"{Path(r.hit.file).name or r.hit.file}:{r.hit.line}", r.hit.text))
+            out.append(Verdict(r.status, note, f"{shown_name(r.hit.file)}:{r.hit.line}", r.hit.text))
         else:
             out.append(Verdict(r.status, note))
     return out
@@ -127,7 +133,7 @@ def summary(checked: Checked, lang: str) -> tuple[str, str, str]:
     v = checked.verification
     lines = [ui("tui.verify.checked", lang, what=checked.what), *checked.warnings]
     if v.ready_at is not None:
-        where = f"{Path(v.ready_at.file).name or v.ready_at.file}:{v.ready_at.line}"
+        where = f"{shown_name(v.ready_at.file)}:{v.ready_at.line}"
         lines.append(ui("verify.ready", lang, where=where))
     else:
         lines.append(ui("verify.not_ready", lang))
