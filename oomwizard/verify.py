@@ -15,6 +15,7 @@ from typing import Any
 
 from .engine import fact_value
 from .facts.model import FactSet
+from .i18n import ui
 from .kb.model import Check, Leaf
 from .logs.diagnose import diagnose_paths
 from .logs.lines import Joiner
@@ -49,14 +50,21 @@ class CheckResult:
     """``pass``, ``fail``, ``unproven`` (nothing bad seen, but the log stops before the server was
     ready), ``manual`` (a person must look) or ``unknown`` (a fact the condition needs is missing)."""
     hit: Hit | None = None
-    detail: str = ""
+    reason: str = ""
+    """Why, as a key of ``verify.reason.*`` in :mod:`oomwizard.i18n` (empty when obvious)."""
+    arg: str = ""
+    """The condition or pattern the reason is about, shown verbatim."""
+
+    def reason_text(self, lang: str = "en") -> str:
+        return ui(f"verify.reason.{self.reason}", lang, arg=self.arg) if self.reason else ""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status, **self.check.text.as_dict()}
         if self.hit:
             out["evidence"] = self.hit.to_json()
-        if self.detail:
-            out["detail"] = self.detail
+        if self.reason:
+            out["reason"] = self.reason
+            out["detail"] = self.reason_text("en")
         return out
 
 
@@ -141,19 +149,19 @@ def _judge(i: int, c: Check, found: dict[tuple[int, str], Hit], facts: FactSet, 
     if c.auto is None:
         return CheckResult(c, MANUAL)
     if c.auto.log_absent and (i, "absent") in found:
-        return CheckResult(c, FAIL, found[(i, "absent")], "the log still shows it")
+        return CheckResult(c, FAIL, found[(i, "absent")], "still_there")
     if c.auto.log_present:
         hit = found.get((i, "present"))
         if hit is None:
-            return CheckResult(c, FAIL if ready else UNPROVEN, None, "not in the log")
+            return CheckResult(c, FAIL if ready else UNPROVEN, None, "missing")
         if not c.auto.fact and not c.auto.log_absent:
             return CheckResult(c, PASS, hit)
     if c.auto.fact:
         value = c.auto.fact.evaluate(lambda name: fact_value(facts, name))
         if value is None:
-            return CheckResult(c, UNKNOWN, None, f"the log does not say ({c.auto.fact.source})")
+            return CheckResult(c, UNKNOWN, None, "no_fact", c.auto.fact.source)
         if value is False:
-            return CheckResult(c, FAIL, None, f"not true in the new log: {c.auto.fact.source}")
+            return CheckResult(c, FAIL, None, "false", c.auto.fact.source)
     if c.auto.log_absent and not ready:
-        return CheckResult(c, UNPROVEN, None, "the log ends before the server was ready")
+        return CheckResult(c, UNPROVEN, None, "not_ready")
     return CheckResult(c, PASS, found.get((i, "present")))

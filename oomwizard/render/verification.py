@@ -6,31 +6,30 @@ import textwrap
 
 from ..i18n import ui
 from ..verify import FAIL, MANUAL, PASS, UNKNOWN, UNPROVEN, Verification
+from .safe_text import printable
 
 MARKS = {PASS: "[x]", FAIL: "[!]", UNPROVEN: "[?]", UNKNOWN: "[?]", MANUAL: "[ ]"}
 
 
 def verification_text(v: Verification, lang: str = "en", width: int = 88) -> str:
-    out = [f"== {ui('verify.title', lang)}: {v.leaf.title(lang)} ==  [{v.leaf.id}]", ""]
+    def fill(text: str, indent: str = "", hang: str = "    ") -> str:
+        return textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=hang, break_long_words=False)
+
+    out = [fill(f"== {ui('verify.title', lang)}: {v.leaf.title(lang)} ==  [{v.leaf.id}]"), ""]
     if v.ready_at is not None:
-        out.append(ui("verify.ready", lang, where=f"{v.ready_at.file}:{v.ready_at.line}"))
+        out.append(fill(ui("verify.ready", lang, where=f"{printable(v.ready_at.file)}:{v.ready_at.line}")))
     else:
-        out.append(ui("verify.not_ready", lang))
+        out.append(fill(ui("verify.not_ready", lang)))
     out.append("")
     for r in v.results:
-        head = f"{MARKS[r.status]} {r.check.text(lang)}"
-        out.append(textwrap.fill(head, width=width, subsequent_indent="    ", break_long_words=False))
+        out.append(fill(f"{MARKS[r.status]} {r.check.text(lang)}"))
         note = ui(f"verify.{r.status}", lang)
-        if r.detail:
-            note += f" — {r.detail}"
-        out.append(f"    {note}")
+        if r.reason:
+            note += f" — {r.reason_text(lang)}"
+        out.append(fill(note, "    ", "      "))
         if r.hit is not None:
-            out.append(f"    {r.hit.file}:{r.hit.line}: {r.hit.text}")
+            out.append(fill(f"{printable(r.hit.file)}:{r.hit.line}: {r.hit.text}", "    ", "      "))
     out.append("")
-    if v.failed:
-        out.append(ui("verify.summary_failed", lang))
-    elif v.proven:
-        out.append(ui("verify.summary_proven", lang))
-    else:
-        out.append(ui("verify.summary_unproven", lang))
+    key = "failed" if v.failed else "proven" if v.proven else "unproven"
+    out.append(fill(ui(f"verify.summary_{key}", lang), hang=""))
     return "\n".join(out) + "\n"

@@ -93,33 +93,13 @@ def check_text(leaf: Leaf, text: str, lang: str) -> Checked:
     return Checked(v, what)
 
 
-DETAILS_ZH = (
-    ("the log still shows it", "日志中仍然出现"),
-    ("not in the log", "日志中没有出现"),
-    ("the log ends before the server was ready", "日志在服务就绪之前就结束了"),
-    ("the log does not say", "日志中没有相关信息"),
-    ("not true in the new log", "新日志中不成立"),
-)
-"""The reasons :mod:`oomwizard.verify` gives (English), in Chinese; an unknown one stays as it is."""
-
-
-def detail_text(detail: str, lang: str) -> str:
-    """A verdict's reason in ``lang``; the condition or pattern after it is kept verbatim."""
-    if lang != "zh":
-        return detail
-    for en, zh in DETAILS_ZH:
-        if detail.startswith(en):
-            return zh + detail[len(en) :]
-    return detail
-
-
 def verdicts(v: Verification, lang: str) -> list[Verdict]:
     """One :class:`Verdict` per checklist item, in order."""
     out = []
     for r in v.results:
         note = ui(f"verify.{r.status}", lang)
-        if r.detail:
-            note += f" — {detail_text(r.detail, lang)}"
+        if r.reason:
+            note += f" — {r.reason_text(lang)}"
         if r.hit is not None:
             out.append(Verdict(r.status, note, f"{shown_name(r.hit.file)}:{r.hit.line}", r.hit.text))
         else:
