@@ -13,11 +13,14 @@ MARKS = {PASS: "[x]", FAIL: "[!]", UNPROVEN: "[?]", UNKNOWN: "[?]", MANUAL: "[ ]
 
 def verification_text(v: Verification, lang: str = "en", width: int = 88) -> str:
     def fill(text: str, indent: str = "", hang: str = "    ") -> str:
-        return textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=hang, break_long_words=False)
+        return textwrap.fill(
+            text, width=width, initial_indent=indent, subsequent_indent=hang, break_long_words=False,
+            break_on_hyphens=False,
+        )
 
     out = [fill(f"== {ui('verify.title', lang)}: {v.leaf.title(lang)} ==  [{v.leaf.id}]"), ""]
     if v.ready_at is not None:
-        out.append(fill(ui("verify.ready", lang, where=f"{printable(v.ready_at.file)}:{v.ready_at.line}")))
+        out.append(ui("verify.ready", lang, where=f"{printable(v.ready_at.file)}:{v.ready_at.line}"))
     else:
         out.append(fill(ui("verify.not_ready", lang)))
     out.append("")
@@ -28,7 +31,8 @@ def verification_text(v: Verification, lang: str = "en", width: int = 88) -> str
             note += f" — {r.reason_text(lang)}"
         out.append(fill(note, "    ", "      "))
         if r.hit is not None:
-            out.append(fill(f"{printable(r.hit.file)}:{r.hit.line}: {r.hit.text}", "    ", "      "))
+            # The deciding log line is quoted whole, as grep would show it.
+            out.append(f"    {printable(r.hit.file)}:{r.hit.line}: {r.hit.text}")
     out.append("")
     key = "failed" if v.failed else "proven" if v.proven else "unproven"
     out.append(fill(ui(f"verify.summary_{key}", lang), hang=""))
