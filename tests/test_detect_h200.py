@@ -128,5 +128,5 @@ def test_no_secret_reached_the_report():
 
 def test_replayed_text_renders_in_both_languages():
     r = load("busy.json")
-    assert "process 435 (vllm serve)" in machine_text(r, "en")
-    assert "进程 435（vllm serve）" in machine_text(r, "zh")
+    assert "process 437 (vllm serve)" in machine_text(r, "en")
+    assert "进程 437（vllm serve）" in machine_text(r, "zh")
