@@ -4,31 +4,11 @@ from __future__ import annotations
 
 import json
 
-from oomwizard.facts.catalog import coerce
+from kbkit import GIB, H200_BYTES, MIB, facts, value, why
+
 from oomwizard.facts.model import Fact, FactSet
 from oomwizard.render.calcs.graphs import fewer_spec_tokens, spec_logits_bytes
 from oomwizard.render.numbers import resolve
-
-GIB = 1024**3
-MIB = 1024**2
-
-# NVML reading of the H200 in shared/fixtures/h200/probe.json
-H200_BYTES = 150754820096
-
-
-def facts(**values: object) -> FactSet:
-    return FactSet.of(Fact(k, coerce(k, v), "test log", kind="log") for k, v in values.items())
-
-
-def value(name: str, fs: FactSet) -> str | None:
-    return resolve(name, fs).value
-
-
-def why(name: str, fs: FactSet) -> str:
-    r = resolve(name, fs)
-    assert r.why is not None
-    return r.why.en + "\n" + r.why.zh
-
 
 # --- utilization that leaves room for the graphs -----------------------------------------------
 

@@ -3,30 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from oomwizard.facts.catalog import coerce
-from oomwizard.facts.model import Fact, FactSet
-from oomwizard.render.numbers import resolve
-
-GIB = 1024**3
-
-# NVML reading of the H200 in shared/fixtures/h200/probe.json
-H200_BYTES = 150754820096
-
-
-def facts(**values: object) -> FactSet:
-    return FactSet.of(Fact(k, coerce(k, v), "test", kind="log") for k, v in values.items())
-
-
-def value(name: str, fs: FactSet) -> str | None:
-    return resolve(name, fs).value
-
-
-def why(name: str, fs: FactSet) -> str:
-    r = resolve(name, fs)
-    assert r.why is not None
-    return r.why.en + "\n" + r.why.zh
-
+from kbkit import GIB, H200_BYTES, facts, value, why
 
 # --- max_model_len_fit ----------------------------------------------------------------------
 

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-from oomwizard.facts.catalog import coerce
-from oomwizard.facts.model import Fact, FactSet
+from kbkit import GIB, H200_BYTES, MIB, facts
+
 from oomwizard.render.calcs import sampler as sampler_calcs
 from oomwizard.render.numbers import resolve
-
-MIB = 1024**2
-GIB = 1024**3
-H200_BYTES = 150754820096
-
-
-def facts(**values: object) -> FactSet:
-    return FactSet.of(Fact(k, coerce(k, v), "test log", kind="log") for k, v in values.items())
-
 
 # --- sampler_max_num_seqs -----------------------------------------------------------------------
 

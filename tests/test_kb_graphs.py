@@ -3,22 +3,12 @@ right leaf, and the commands carry the spelling of each vLLM release and this ma
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import pytest
+from kbkit import GIB, H200_BYTES, facts, kb, leaf_for, script, walk_to
 
-from oomwizard.engine import Answer, Done, walk
-from oomwizard.facts.catalog import coerce
-from oomwizard.facts.model import Fact, FactSet
 from oomwizard.kb.lint import lint
-from oomwizard.kb.loader import load_kb
-from oomwizard.kb.model import KnowledgeBase, Leaf
-from oomwizard.render.commands import render_fix
 
-GIB = 1024**3
-H200_BYTES = 150754820096
-
-MY_LEAVES = (
+AREA_LEAVES = (
     "cudagraph-capture",
     "mrv2-cudagraph-profile-zero",
     "mrv2-cudagraph-profile-zero-deepseek-v4",
@@ -27,34 +17,7 @@ MY_LEAVES = (
     "workspace-locked",
     "speculative-decoding",
 )
-MY_QUESTIONS = ("capture_runner", "mrv2_model", "capture_spec", "allreduce_expandable")
-
-
-@lru_cache(maxsize=1)
-def kb() -> KnowledgeBase:
-    base, _ = load_kb(strict=False)
-    return base
-
-
-def facts(**values: object) -> FactSet:
-    return FactSet.of(Fact(k, coerce(k, v), "test log", kind="log") for k, v in values.items())
-
-
-def walk_to(fs: FactSet, answers: dict[str, str] | None = None) -> Done:
-    result = walk(kb(), fs, {k: Answer(v) for k, v in (answers or {}).items()}, auto_accept=True, use_unknown=True)
-    assert isinstance(result, Done)
-    return result
-
-
-def leaf_for(fs: FactSet, answers: dict[str, str] | None = None) -> Leaf:
-    return walk_to(fs, answers).leaf
-
-
-def script(leaf_id: str, fix_id: str, fs: FactSet) -> tuple[bool, str]:
-    """(available for this version, the rendered commands of the chosen variant(s))."""
-    fix = next(f for f in kb().leaves[leaf_id].fixes if f.id == fix_id)
-    rendered = render_fix(fix, fs)
-    return rendered.available, "\n".join(v.script for v in rendered.variants)
+AREA_QUESTIONS = ("capture_runner", "mrv2_model", "capture_spec", "allreduce_expandable")
 
 
 # --- the knowledge base of this area is complete and lints clean ----------------------------------
@@ -62,18 +25,18 @@ def script(leaf_id: str, fix_id: str, fs: FactSet) -> tuple[bool, str]:
 
 def test_leaves_questions_and_articles_exist_in_both_languages() -> None:
     base = kb()
-    for leaf_id in MY_LEAVES:
+    for leaf_id in AREA_LEAVES:
         assert leaf_id in base.leaves, leaf_id
         for lang in ("en", "zh"):
             assert ("leaves", leaf_id, lang) in base.articles, (leaf_id, lang)
-    for qid in MY_QUESTIONS:
+    for qid in AREA_QUESTIONS:
         assert qid in base.questions, qid
         for lang in ("en", "zh"):
             assert ("questions", qid, lang) in base.articles, (qid, lang)
 
 
 def test_lint_finds_nothing_in_this_area() -> None:
-    names = (*MY_LEAVES, *MY_QUESTIONS, "questions/graphs.yaml")
+    names = (*AREA_LEAVES, *AREA_QUESTIONS, "questions/graphs.yaml")
     mine = [p for p in lint() if any(n in p.file for n in names)]
     assert mine == [], "\n".join(str(p) for p in mine)
 
@@ -377,7 +340,7 @@ def test_turboquant_with_speculation_points_at_the_output_fault_too() -> None:
 
 
 def test_no_command_anywhere_in_this_area_uses_a_variable_that_never_existed() -> None:
-    for leaf_id in MY_LEAVES:
+    for leaf_id in AREA_LEAVES:
         for fix in kb().leaves[leaf_id].fixes:
             for variant in fix.variants:
                 names = [n for n, _ in variant.env] + list(variant.unset_env) + list(variant.shell)

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import pytest
+from kbkit import GIB, H200_BYTES, facts, kb, leaf_for, script
 
-from oomwizard.engine import Answer, Done, suggest, walk
+from oomwizard.engine import suggest
 from oomwizard.facts.catalog import coerce
-from oomwizard.facts.model import Fact, FactSet
 from oomwizard.kb.loader import load_kb
-from oomwizard.kb.model import KnowledgeBase, Leaf
 from oomwizard.render.commands import render_fix
 
-GIB = 1024**3
-H200_BYTES = 150754820096
-
-MY_LEAVES = (
+AREA_LEAVES = (
     "kv-cache-too-small",
     "no-kv-cache-memory",
     "insufficient-free-memory-at-startup",
@@ -29,46 +23,17 @@ MY_LEAVES = (
 )
 
 
-@lru_cache(maxsize=1)
-def kb() -> KnowledgeBase:
-    base, _ = load_kb(strict=False)
-    return base
-
-
-def facts(**values: object) -> FactSet:
-    return FactSet.of(Fact(k, coerce(k, v), "test log", kind="log") for k, v in values.items())
-
-
-def leaf_for(fs: FactSet, answers: dict[str, str] | None = None) -> Leaf:
-    result = walk(
-        kb(),
-        fs,
-        {k: Answer(v) for k, v in (answers or {}).items()},
-        auto_accept=True,
-        use_unknown=True,
-    )
-    assert isinstance(result, Done)
-    return result.leaf
-
-
-def script(leaf_id: str, fix_id: str, fs: FactSet) -> tuple[bool, str]:
-    """(available for this version, the rendered commands of the chosen variant)."""
-    fix = next(f for f in kb().leaves[leaf_id].fixes if f.id == fix_id)
-    rendered = render_fix(fix, fs)
-    return rendered.available, "\n".join(v.script for v in rendered.variants)
-
-
 # --- the leaves load cleanly ---------------------------------------------------------------------
 
 
-def test_my_leaves_and_question_load_without_problems() -> None:
+def test_area_leaves_and_question_load_without_problems() -> None:
     base, problems = load_kb(strict=False)
-    for leaf_id in MY_LEAVES:
+    for leaf_id in AREA_LEAVES:
         assert leaf_id in base.leaves, leaf_id
         assert base.article("leaves", leaf_id, "en") is not None
         assert base.article("leaves", leaf_id, "zh") is not None
     assert "serving_feature" in base.questions
-    mine = [p for p in problems if any(x in p.file for x in (*MY_LEAVES, "serving.yaml"))]
+    mine = [p for p in problems if any(x in p.file for x in (*AREA_LEAVES, "serving.yaml"))]
     # routes to colleagues' leaves may not exist yet; everything else must be clean
     assert [p for p in mine if "neither a question nor a leaf" not in p.message] == []
 

@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 import pytest
+from kbkit import GIB, MIB, facts, kb, leaf_for, script, walk_to
 
-from oomwizard.engine import Answer, Done, walk
-from oomwizard.facts.catalog import coerce
-from oomwizard.facts.model import Fact, FactSet
 from oomwizard.kb.loader import load_kb
-from oomwizard.kb.model import KnowledgeBase, Leaf
-from oomwizard.render.commands import render_fix
 
-MIB = 1024**2
-GIB = 1024**3
-H200_BYTES = 150754820096
-
-MY_LEAVES = (
+AREA_LEAVES = (
     "sampler-warmup",
     "sampler-sort-large-vocab",
     "sampler-sort-deepgemm",
@@ -29,57 +20,31 @@ MY_LEAVES = (
     "multimodal-profile",
     "lora",
 )
-MY_QUESTIONS = ("sampler_model", "sampler_deepgemm", "v0_baseline", "profile_multimodal")
+AREA_QUESTIONS = ("sampler_model", "sampler_deepgemm", "v0_baseline", "profile_multimodal")
 TRUNK_QUESTIONS = ("symptom", "phase", "vllm_version", "changed_recently", "engine", "model_runner", "gpu_arch", "allocator")
-
-
-@lru_cache(maxsize=1)
-def kb() -> KnowledgeBase:
-    base, _ = load_kb(strict=False)
-    return base
-
-
-def facts(**values: object) -> FactSet:
-    return FactSet.of(Fact(k, coerce(k, v), "test log", kind="log") for k, v in values.items())
-
-
-def walk_to(fs: FactSet, answers: dict[str, str] | None = None) -> Done:
-    result = walk(kb(), fs, {k: Answer(v) for k, v in (answers or {}).items()}, auto_accept=True, use_unknown=True)
-    assert isinstance(result, Done), f"stopped at a question: {result}"
-    return result
-
-
-def leaf_for(fs: FactSet, answers: dict[str, str] | None = None) -> Leaf:
-    return walk_to(fs, answers).leaf
-
-
-def script(leaf_id: str, fix_id: str, fs: FactSet) -> tuple[bool, str]:
-    fix = next(f for f in kb().leaves[leaf_id].fixes if f.id == fix_id)
-    rendered = render_fix(fix, fs)
-    return rendered.available, "\n".join(v.script for v in rendered.variants)
 
 
 # --- the knowledge base itself ------------------------------------------------------------------
 
 
-def test_my_nodes_load_without_problems() -> None:
+def test_area_nodes_load_without_problems() -> None:
     _, problems = load_kb(strict=False)
-    mine = [p for p in problems if any(n in str(p) for n in (*MY_LEAVES, *MY_QUESTIONS, "sampler.yaml", "startup.yaml", "migration.yaml"))]
+    mine = [p for p in problems if any(n in str(p) for n in (*AREA_LEAVES, *AREA_QUESTIONS, "sampler.yaml", "startup.yaml", "migration.yaml"))]
     assert mine == []
-    for leaf_id in MY_LEAVES:
+    for leaf_id in AREA_LEAVES:
         assert leaf_id in kb().leaves
-    for qid in (*MY_QUESTIONS, *TRUNK_QUESTIONS):
+    for qid in (*AREA_QUESTIONS, *TRUNK_QUESTIONS):
         assert kb().questions[qid]
 
 
-@pytest.mark.parametrize("node", [*MY_QUESTIONS, *TRUNK_QUESTIONS])
+@pytest.mark.parametrize("node", [*AREA_QUESTIONS, *TRUNK_QUESTIONS])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_question_help_exists_in_both_languages(node: str, lang: str) -> None:
     art = kb().articles.get(("questions", node, lang))
     assert art is not None and art.title and "## " in art.body
 
 
-@pytest.mark.parametrize("leaf_id", MY_LEAVES)
+@pytest.mark.parametrize("leaf_id", AREA_LEAVES)
 def test_articles_have_matching_structure(leaf_id: str) -> None:
     en = kb().articles[("leaves", leaf_id, "en")].body
     zh = kb().articles[("leaves", leaf_id, "zh")].body
@@ -229,7 +194,7 @@ def test_v0_fallback_only_where_v0_exists() -> None:
 
 
 def test_no_swap_space_and_no_invented_switches_anywhere() -> None:
-    for leaf_id in MY_LEAVES:
+    for leaf_id in AREA_LEAVES:
         for fix in kb().leaves[leaf_id].fixes:
             for v in fix.variants:
                 names = {name for name, _ in v.flags} | {name for name, _ in v.env}
