@@ -63,3 +63,26 @@ def test_correcting_a_fact_reroutes_an_answered_question() -> None:
     step = s.current()
     assert isinstance(step, Ask) and step.question.id == "vllm_version"
     assert step.suggestion is not None and step.suggestion.answer == "0.21.0"
+
+
+def test_hybrid_dense_models_stay_on_the_v1_runner_in_0_25_to_0_28() -> None:
+    """Qwen3-Next and Nemotron-H are not moved to model runner V2 by 0.25-0.28's dense default."""
+    from oomwizard.logs.facts import derive_model_facts
+
+    kb = get_kb()
+    for arch, model in (("NemotronHForCausalLM", "nvidia/NVIDIA-Nemotron-Nano-9B-v2"),
+                        ("Qwen3NextForCausalLM", "Qwen/Qwen3-Next-80B-A3B-Instruct")):
+        derived = derive_model_facts(model, arch)
+        assert derived["is_hybrid"] is True
+        facts = _log(vllm_version=Version.parse("0.26.0"), failure_phase="graph_capture", model_arch=arch, **derived)
+        done = walk(kb, facts, {}, auto_accept=True, use_unknown=True)
+        assert isinstance(done, Done)
+        runner = [s for s in done.path if s.question == "model_runner"]
+        assert runner and runner[0].answer == "v1", (arch, runner)
+        assert done.leaf.id != "mrv2-cudagraph-profile-zero"
+    dense = derive_model_facts("meta-llama/Llama-3.1-8B-Instruct", "LlamaForCausalLM")
+    assert dense["is_hybrid"] is False
+    facts = _log(vllm_version=Version.parse("0.26.0"), failure_phase="graph_capture", model_arch="LlamaForCausalLM",
+                 **dense)
+    done = walk(kb, facts, {}, auto_accept=True, use_unknown=True)
+    assert isinstance(done, Done) and done.leaf.id == "mrv2-cudagraph-profile-zero"

@@ -118,6 +118,11 @@ _SPECS: list[FactSpec] = [
     FactSpec("model_arch", "str", Text("Model architecture", "模型架构")),
     FactSpec("model_family", "enum", Text("Model family", "模型系列"), MODEL_FAMILIES),
     FactSpec("is_moe", "bool", Text("Mixture-of-experts model", "MoE 模型")),
+    FactSpec(
+        "is_hybrid",
+        "bool",
+        Text("Hybrid or attention-free model (Mamba, linear attention)", "混合架构或无注意力模型（Mamba、线性注意力）"),
+    ),
     FactSpec("is_multimodal", "bool", Text("Multimodal model", "多模态模型")),
     FactSpec("quantization", "str", Text("Quantization", "量化方式")),
     FactSpec("dtype", "str", Text("Model dtype", "模型数据类型")),

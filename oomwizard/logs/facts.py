@@ -83,6 +83,11 @@ _MOE_RE = re.compile(r"moe|mixtral|deepseekv[234]|deepseek-v[234]|deepseek-r1|gp
                      r"-a\d+(?:\.\d+)?b\b|glm4moe|glm-4\.5|glm-4\.6|minimax|dbrx|arctic|jamba|granitemoe|hunyuan", re.I)
 _MM_RE = re.compile(r"vl\b|vlm|vision|llava|pixtral|idefics|internvl|minicpmv|omni|paligemma|mllama|gemma3forcond|"
                     r"qwen2_5_vl|qwen2vl|qwen3vl|phi3v|phi4mm|whisper|audio|ForConditionalGeneration", re.I)
+_HYBRID_RE = re.compile(r"mamba|jamba|nemotronh|nemotron-h|falconh1|falcon-h1|zamba|bamba|plamo2|hybrid|"
+                        r"qwen3next|qwen3-next|lfm2|minimaxtext01|minimaxm1|minimax-m1|kimilinear|kimi-linear|rwkv",
+                        re.I)
+"""State-space, linear-attention and other hybrid architectures: 0.25-0.28 turned model runner V2 on
+for dense models only where they are neither hybrid nor attention-free (vllm#44443), so these stay on V1."""
 _FAMILIES = (
     ("deepseek_v32", re.compile(r"DeepseekV32|DeepSeek-V3\.2|GlmMoeDsa", re.I)),
     ("deepseek_v4", re.compile(r"DeepseekV4|DeepSeek-V4", re.I)),
@@ -445,6 +450,10 @@ def derive_model_facts(model: str | None, arch: str | None) -> dict[str, Any]:
         out["is_moe"] = True
     elif arch:
         out["is_moe"] = False
+    if _HYBRID_RE.search(text):
+        out["is_hybrid"] = True
+    elif arch:
+        out["is_hybrid"] = False
     if (arch and _MM_RE.search(arch)) or (model and re.search(r"-VL-|[-_]VL\b|Vision|llava|Omni|pixtral", model, re.I)):
         out["is_multimodal"] = True
     return out
