@@ -214,7 +214,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         if result:
             sys.stdout.write("\n" + leaf_markdown(result.leaf, result.facts, result.path, lang))
     else:
-        sys.stdout.write(diagnosis_text(diag, lang))
+        sys.stdout.write(diagnosis_text(diag, lang, _text_width()))
         if result:
             sys.stdout.write("\n" + leaf_text(result.leaf, result.facts, result.path, lang, width=_text_width()))
     for w in diag.warnings:

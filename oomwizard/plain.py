@@ -109,7 +109,7 @@ class PlainWizard:
             except InputProblem as e:
                 print(f"oomwizard: {e}", file=self.err)
                 return Exit.INPUT
-            self.out.write(diagnosis_text(self.diagnosis, self.lang) + "\n")
+            self.out.write(diagnosis_text(self.diagnosis, self.lang, self.width - 1) + "\n")
             self.out.flush()
         machine = self._machine()
         facts = FactSet()

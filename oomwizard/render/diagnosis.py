@@ -7,6 +7,7 @@ reaches the screen or a saved report).
 
 from __future__ import annotations
 
+import textwrap
 from functools import lru_cache
 from typing import Any
 
@@ -164,24 +165,31 @@ def _where(file: str, line: int) -> str:
 # --- text -------------------------------------------------------------------------------------
 
 
-def diagnosis_text(diag: Diagnosis, lang: str = "en") -> str:
+def _fill(text: str, indent: str, hang: str, width: int) -> str:
+    return textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=hang,
+                         break_long_words=False, break_on_hyphens=False)
+
+
+def diagnosis_text(diag: Diagnosis, lang: str = "en", width: int = 88) -> str:
+    """The diagnosis for a terminal or a pipe; prose wraps at ``width``, log quotes with a hanging indent."""
     out: list[str] = [UI["title"](lang), "=" * len(UI["title"](lang))]
     best = diag.best
     if best is None:
         out.append(UI["nothing"](lang))
     else:
-        out.append(f"{UI['best'](lang)}: {scenario_title(best.scenario, lang)}  "
-                   f"[{best.scenario}, {UI['score'](lang)} {best.score:.2f}]")
+        out.append(_fill(f"{UI['best'](lang)}: {scenario_title(best.scenario, lang)}  "
+                         f"[{best.scenario}, {UI['score'](lang)} {best.score:.2f}]", "", "  ", width))
         if best.score < 0.5:
-            out.append("  " + UI["weak"](lang))
-        out.extend(_match_text(best, lang, indent="  "))
+            out.append(_fill(UI["weak"](lang), "  ", "  ", width))
+        out.extend(_match_text(best, lang, "  ", width))
         others = diag.matches[1:]
         if others:
             out.append("")
             out.append(UI["others"](lang) + ":")
             for m in others[:6]:
                 reason = f" - {safe(m.reasons[0](lang))}" if m.reasons else ""
-                out.append(f"  {m.score:.2f}  {m.scenario}: {scenario_title(m.scenario, lang)}{reason}")
+                out.append(_fill(f"{m.score:.2f}  {m.scenario}: {scenario_title(m.scenario, lang)}{reason}",
+                                 "  ", "        ", width))
     facts = [diag.facts.get(n) for n in KEY_FACTS]
     shown = [f for f in facts if f is not None]
     if shown:
@@ -195,23 +203,23 @@ def diagnosis_text(diag: Diagnosis, lang: str = "en") -> str:
     if oom is not None:
         out.append("")
         out.append(f"{UI['oom'](lang)} ({_where(str(oom.get('file', '')), int(oom.get('line', 0)))}):")
-        out.append("  " + _oom_summary(oom, lang))
+        out.append(_fill(_oom_summary(oom, lang), "  ", "  ", width))
     if diag.warnings:
         out.append("")
         out.append(UI["warnings"](lang) + ":")
-        out.extend(f"  - {safe(w)}" for w in diag.warnings)
+        out.extend(_fill(f"- {safe(w)}", "  ", "    ", width) for w in diag.warnings)
     return "\n".join(out) + "\n"
 
 
-def _match_text(m: Match, lang: str, indent: str) -> list[str]:
+def _match_text(m: Match, lang: str, indent: str, width: int) -> list[str]:
     out: list[str] = []
     if m.reasons:
         out.append(f"{indent}{UI['why'](lang)}:")
-        out.extend(f"{indent}  - {safe(r(lang))}" for r in m.reasons)
+        out.extend(_fill(f"- {safe(r(lang))}", indent + "  ", indent + "    ", width) for r in m.reasons)
     if m.evidence:
         out.append(f"{indent}{UI['evidence'](lang)}:")
         for e in m.evidence:
-            out.append(f"{indent}  {_where(e.file, e.line)}  {safe(e.text)}")
+            out.append(_fill(f"{_where(e.file, e.line)}  {safe(e.text)}", indent + "  ", indent + "      ", width))
     return out
 
 
