@@ -115,7 +115,8 @@ class PlainWizard:
         facts = FactSet()
         if machine is not None:
             facts.update(machine.facts)
-            print(f"{self.t('tui.machine.label')}{colon(self.lang)}{machine_summary(machine, self.lang)}", file=self.err)
+            line = f"{self.t('tui.machine.label')}{colon(self.lang)}{machine_summary(machine, self.lang)}"
+            print("\n".join(textwrap.wrap(line, self.width - 1, subsequent_indent="  ")), file=self.err)
         if self.diagnosis is not None:
             facts.update(self.diagnosis.facts)
         facts.update(self.opts.overrides)

@@ -195,10 +195,10 @@ def diagnosis_text(diag: Diagnosis, lang: str = "en", width: int = 88) -> str:
     if shown:
         out.append("")
         out.append(UI["facts"](lang) + ":")
-        width = max(len(_fact_title(f.name, lang)) for f in shown)
+        col = max(len(_fact_title(f.name, lang)) for f in shown)
         for f in shown:
             where = f"  ({UI['line'](lang)} {f.line})" if f.line else ""
-            out.append(f"  {_fact_title(f.name, lang):<{width}}  {fact_value(f)}{where}")
+            out.append(_fill(f"{_fact_title(f.name, lang):<{col}}  {fact_value(f)}{where}", "  ", " " * (col + 4), width))
     oom = _primary_oom(diag)
     if oom is not None:
         out.append("")
