@@ -78,7 +78,7 @@ def leaf_script(
     path: tuple[Step, ...] | None = None,
     lang: str = "en",
 ) -> str:
-    fixes = render_fixes(leaf, facts)
+    fixes = render_fixes(leaf, facts, lang)
     out: list[str] = ["#!/bin/sh"]
     out.extend(_comment(leaf.title(lang)))
     out.append(f"# [{leaf.id}] {ui('evidence', lang)}: {ui('evidence.' + leaf.evidence, lang)}")

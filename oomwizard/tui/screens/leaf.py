@@ -123,7 +123,7 @@ class LeafScreen(WizardScreen, FactsAware):
         return Content.assemble(*parts)
 
     def _fix_cards(self) -> ComposeResult:
-        for i, rf in enumerate(render_fixes(self.done.leaf, self.done.facts), 1):
+        for i, rf in enumerate(render_fixes(self.done.leaf, self.done.facts, self.wizard.lang), 1):
             yield FixCard(i, rf, self.wizard.lang, copy_label=self.t("tui.copy"), id=f"fix-{i}")
 
     def _details(self) -> Content:
