@@ -195,7 +195,9 @@ def test_reading_modes_agree_on_every_log() -> None:
 NO_ANCHOR = {"allreduce_expandable_0240_sm120.log", "allreduce_ipc_compose_072.log", "allreduce_ipc_crlf_caret.log",
              "free_memory_buildkite_ray_0160.log", "host_k8s_oomkilled.log", "host_oom_killer_dmesg.log",
              "kv_too_small_0220_wrapped100.log", "no_kv_memory_0220_json.log", "healthy_startup.log",
-             "allreduce_expandable_fix_told_after.log", "banner_args_cut_1000_0191.log"}
+             "allreduce_expandable_fix_told_after.log", "banner_args_cut_1000_0191.log",
+             "host_oom_kill_retyped_report.log", "kv_too_small_retyped_report_0290.log",
+             "workspace_locked_indented_report.log"}
 
 
 def test_anchors_alone_find_every_failure_with_a_traceback() -> None:

@@ -78,6 +78,8 @@ EXAMPLES = {
     "memory-profiling-error": "AssertionError: Error in memory profiling. Initial free memory 30.1 GiB, current free memory "
                               "31.9 GiB.",
     "oom-killer": "Out of memory: Killed process 4411 (python3) total-vm:100kB",
+    "oom-killer-named": "Out of memory: Killed process (VLLM::Worker_TP1)",
+    "ray-memory-monitor": "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.",
     "oom-killer-invoked": "[12.0] python3 invoked oom-killer: gfp_mask=0x100cca(GFP_HIGHUSER_MOVABLE), order=0",
     "oom-killed-container": "      Reason:       OOMKilled",
     "shell-killed": "./serve.sh: line 9:  3312 Killed                  python3 -m vllm.entrypoints.openai.api_server",
@@ -117,6 +119,8 @@ def test_signature_matches_its_example(sig) -> None:  # type: ignore[no-untyped-
         "INFO 01-01 [cpu_executor.py:111] # cpu blocks: 0",
         "INFO 01-01 [executor_base.py:111] # GPU blocks: 0.5",
         "INFO 01-01 [gpu_worker.py:298] Available KV cache memory: 12.40 GiB",
+        "(raylet) INFO 01-01 memory_monitor.cc:47] Ray memory usage threshold is 0.95",
+        "INFO 01-01 [ray_env.py:66] Ray will not kill workers: memory monitor is disabled",
     ],
 )
 def test_benign_lines_match_nothing(text: str) -> None:
@@ -127,3 +131,26 @@ def test_benign_lines_match_nothing(text: str) -> None:
         if sig.id == "python-memoryerror":
             continue
         assert not sig.pattern.search(text), sig.id
+
+
+@pytest.mark.parametrize(
+    ("text", "oom"),
+    [
+        ("ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.", False),
+        ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB.", True),
+        ("RuntimeError: CUDA driver error: out of memory", True),
+        ("RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62", True),
+        ('RuntimeError: NVML_SUCCESS == r INTERNAL ASSERT FAILED at "/pytorch/c10/cuda/CUDACachingAllocator.cpp":1165, '
+         "please report a bug to PyTorch.", True),
+        ('RuntimeError: NVML_SUCCESS == DriverAPI::get()->nvmlInit_v2_() INTERNAL ASSERT FAILED at '
+         '"../c10/cuda/CUDACachingAllocator.cpp":813', False),
+        ("Tried to allocate 23.04 GiB (GPU 0; 23.52 GiB total; 0 bytes free)", True),
+    ],
+)
+def test_what_counts_as_a_gpu_oom(text: str, oom: bool) -> None:
+    """PyTorch's exception and the runtime's, driver's and sleep-mode allocator's errors; the
+    allocator's NVML assertion raised where it would report the OOM. Not Ray's exception of the
+    same name (host memory), nor NVML failing to start (no allocation involved)."""
+    from oomwizard.logs.signatures import OOM_RE
+
+    assert bool(OOM_RE.search(text)) is oom

@@ -21,7 +21,7 @@ _ANSI_RE = re.compile(
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC
     r"|\x1b[@-Z\\-_]"  # other two-byte escapes
     r"|\x1b"  # a lone ESC
-    r"|(?:\^\[|ESC)\[[0-9;?]*[A-Za-z]"  # caret form ^[[0;36m, or ESC[36m spelled out
+    r"|(?:\^\[|ESC|#033)\[[0-9;?]*[A-Za-z]"  # caret form ^[[0;36m, ESC[36m spelled out, syslog's #033[36m
     r"|\[\d{1,3}(?:;\d{1,3})*m(?=[\s(\[A-Za-z0-9^]|$)"  # half stripped: [0;36m, [0m, [1m
     r"|_bk;t=\d+\x07?"  # Buildkite's hidden timestamps
 )
@@ -107,7 +107,7 @@ class Clean:
     """A Markdown fence: a message cannot continue across it."""
 
 
-_ANSI_HINT_RE = re.compile(r"\x1b|\^\[|ESC\[|_bk;t=|\[[\d;]{0,12}m")
+_ANSI_HINT_RE = re.compile(r"\x1b|\^\[|ESC\[|#033\[|_bk;t=|\[[\d;]{0,12}m")
 
 
 def strip_ansi(text: str) -> str:

@@ -24,7 +24,10 @@ from .lines import Logical
 from .model import where
 from .reader import Anchor
 from .signatures import (
+    BLOCK_SIZE,
     FRAME_RE,
+    GPU_BLOCKS_RE,
+    KV_BLOCKS_SHORT,
     METHOD_RE,
     MM_PROFILE_RE,
     MM_PROFILE_TRIGGERS,
@@ -32,6 +35,7 @@ from .signatures import (
     OOM_RE,
     OOM_TRIGGERS,
     PROGRESS_RE,
+    REQUEST_LAYER_DEATH,
     SERVING_LOOPS,
     SERVING_SOURCES,
     SIGNATURES,
@@ -58,6 +62,11 @@ _EXC_RE = re.compile(
 _RUN_START = ("vLLM API server version", "LLM engine (", "LLM engine with config")
 _RUN_START_RE = re.compile(r"vLLM API server version|Initializing an?\s*(?:V[01]\s*)?LLM engine (?:\(|with config)")
 _CODE_RE = re.compile(r"^\s{3,}\S|^\s*[~^]+\s*$")
+_CALL_RE = re.compile(r"(?:^|[\s=(.])([A-Za-z_]\w*)\s*\(")
+_TRIED_RE = re.compile(r"^\s*Tried\s*to\s*allocate\s*\d")
+CONTINUE_LINES = 3
+"""Logical lines after a message whose numbers are missing that may still hold them (a report
+retyped over indented lines, which the wrap joiner leaves apart)."""
 
 def _alternation(words: set[str] | tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(re.escape(t) for t in sorted(words, key=len, reverse=True)))
@@ -71,6 +80,7 @@ _SERVING_TRIGGERS = {t for t, _, phase in TIMELINE if phase == "serving"}
 _TIMELINE_RE = _alternation({t for t, _, _ in TIMELINE} - _SERVING_TRIGGERS | set(_RUN_START))
 _SERVING_RE = _alternation(_SERVING_TRIGGERS)
 _FACT_TRIGGER_RE = _alternation(set(fact_rules.TRIGGERS))
+_DEATH_RE = _alternation(REQUEST_LAYER_DEATH)
 _TRACEBACK_TRIGGERS = {"Traceback", '", line ', "above exception", "Error", "Exception"}
 # Starts of lines vLLM prints very long (a terminal wraps them over many lines).
 _LONG_LINES = {"LLM engine (", "non-default args", "Namespace("}
@@ -104,6 +114,16 @@ class Traceback:
     closed: bool = False
     chained: bool = False
     """A chain marker followed the exception: the next traceback of this process continues it."""
+    tail: str = ""
+    """The function the last frame's source line calls. A paste cut right after that line still
+    names the next step (``engine_core.run_busy_loop()``) although its frame never came."""
+    awaiting: bool = False
+    """The last line read was a frame: the next one of this process is its source line (loggers
+    strip its indentation, so it is known by its place, not its shape)."""
+
+    def phase_frames(self) -> list[Frame]:
+        """The frames, and the call of the last source line, for telling the phase."""
+        return [*self.frames, Frame("", self.tail)] if self.tail else list(self.frames)
 
 
 @dataclass
@@ -135,6 +155,9 @@ class Failure:
     next_frames: list[Frame] = field(default_factory=list)
     """Frames of the traceback the same process printed right after the message (a logger that
     writes the error first and its traceback below it)."""
+    reported: str = ""
+    """The request layer's report of the engine's death printed right after the error (it only
+    waits on an engine that serves)."""
 
 
 @dataclass
@@ -153,6 +176,10 @@ class Run:
     """``(file, line, phase, text)`` for progress bars stopped before their end."""
     tracebacks: list[tuple[str, int, str, Traceback]] = field(default_factory=list)
     """``(file, line, process, traceback)`` for every traceback header."""
+    deaths: list[tuple[str, int, str]] = field(default_factory=list)
+    """``(file, line, text)`` for the request layer's reports of the engine's death."""
+    blocks: list[tuple[str, int, int, str]] = field(default_factory=list)
+    """``(file, line, GPU blocks, text)`` for V0's block count lines."""
 
 
 def sanitize(text: str, width: int = EVIDENCE_WIDTH) -> str:
@@ -173,6 +200,9 @@ class Collector:
         self.files: list[str] = []
         """Inputs in the order they were read."""
         self._line: Logical | None = None
+        self._open: tuple[Failure, Signature | None, str, Logical, int, int] | None = None
+        """A message still missing numbers that the next lines may hold: ``(failure, signature
+        (None for PyTorch's OOM), text so far, its logical line, last line read, lines left)``."""
         self.history: dict[str, list[list[Any]]] = {}
         """The values a fact took, in reading order: ``[first position, fact there, last position,
         fact there]`` per stretch of equal values (a position is ``(input index, line)``)."""
@@ -228,6 +258,10 @@ class Collector:
 
     def feed(self, lg: Logical) -> None:
         text = lg.text
+        if self._open is not None and self._continue(lg):
+            return
+        if _DEATH_RE.search(text) and len(self.run.deaths) < MAX_MARKS:
+            self.run.deaths.append((self.file, lg.line, sanitize(lg.shown, 160)))
         if self.run.phase != "serving" and (
                 _SERVING_RE.search(text)
                 or (lg.level == "ERROR" and lg.src.rsplit("/", 1)[-1].startswith(SERVING_SOURCES))):
@@ -259,6 +293,7 @@ class Collector:
                     tb = self.tracebacks[key] = Traceback()
                 if len(tb.frames) < MAX_FRAMES:
                     tb.frames.append(Frame(m.group("path"), m.group("func")))
+                    tb.tail, tb.awaiting = "", True
                 found += 1
                 last = m.end()
                 if self.run.phase != "serving" and m.group("func") in SERVING_LOOPS:
@@ -271,6 +306,11 @@ class Collector:
                 tb.chained = True
             return
         in_tb = tb is not None and not tb.closed and bool(tb.frames)
+        if in_tb and not found and tb.awaiting:  # type: ignore[union-attr]
+            tb.awaiting = False  # type: ignore[union-attr]
+            if not _EXC_RE.match(text):
+                call = _CALL_RE.search(text)
+                tb.tail = call.group(1) if call else ""  # type: ignore[union-attr]
         if in_tb and not found and _CODE_RE.match(text):
             tb.code.append(text.strip()[:240])  # type: ignore[union-attr]
             return
@@ -337,8 +377,10 @@ class Collector:
             inline = parse_torch_oom(text) if sig.oom else None
             if inline is not None and inline.requested is None:
                 inline = None
-            self._new_failure(lg, m.start(), signature=sig, groups=groups, frames=frames, code=code,
-                              exc_type=exc_type, is_oom=sig.oom, oom=inline)
+            failure = self._new_failure(lg, m.start(), signature=sig, groups=groups, frames=frames, code=code,
+                                        exc_type=exc_type, is_oom=sig.oom, oom=inline)
+            if failure is not None and any(g not in groups for g in sig.facts):
+                self._open = (failure, sig, text, lg, lg.lines[-1] if lg.lines else lg.line, CONTINUE_LINES)
             if inline is not None and inline.total is not None:
                 self.put("gpu_mem_total_bytes", inline.total)
             named_oom = named_oom or sig.oom
@@ -356,7 +398,9 @@ class Collector:
         if not m or named_oom:
             return
         oom = parse_torch_oom(text)
-        self._new_failure(lg, m.start(), oom=oom, is_oom=True, frames=frames, code=code, exc_type=exc_type)
+        failure = self._new_failure(lg, m.start(), oom=oom, is_oom=True, frames=frames, code=code, exc_type=exc_type)
+        if failure is not None and (oom is None or oom.requested is None):
+            self._open = (failure, None, text, lg, lg.lines[-1] if lg.lines else lg.line, 1)
         if oom is not None:
             if oom.platform:
                 self.put("error_platform", oom.platform)
@@ -365,6 +409,46 @@ class Collector:
         plat = m.groupdict().get("plat") or m.groupdict().get("plat2")
         if plat in ("CUDA", "HIP", "XPU"):
             self.put("error_platform", {"CUDA": "cuda", "HIP": "rocm", "XPU": "xpu"}[plat])
+
+    def _continue(self, lg: Logical) -> bool:
+        """Complete the message left open from the lines that follow it: PyTorch's OOM broken after
+        its first sentence ("Tried to allocate …" on the next line), or a message whose numbers a
+        report put on indented lines of their own. Returns True when the line was only that."""
+        assert self._open is not None
+        failure, sig, text, first, last, left = self._open
+        self._open = None
+        if failure.file != self.file or not 0 < lg.line - last <= 2 or lg.proc != failure.proc:
+            return False
+        if sig is None:
+            if not _TRIED_RE.match(lg.text):
+                return False
+            more = parse_torch_oom("out of memory. " + lg.text.strip())
+            if more is None:
+                return False
+            if failure.oom is None:
+                failure.oom = more
+            else:
+                for name, value in more.__dict__.items():
+                    if getattr(failure.oom, name) in (None, []):
+                        setattr(failure.oom, name, value)
+            if failure.oom.total is not None:
+                self._line, current = first, lg
+                self.put("gpu_mem_total_bytes", failure.oom.total)
+                self._line = current
+            return True
+        joined = f"{text} {lg.text.strip()}"
+        m = sig.pattern.search(joined)
+        added = {k: v for k, v in (m.groupdict() if m else {}).items() if v is not None and k not in failure.groups}
+        if added:
+            failure.groups.update(added)
+            self._line = first  # the facts come from the message, which starts there
+            for group, fact in sig.facts.items():
+                if group in added:
+                    self.put(fact, added[group].replace(",", ""))
+            self._line = lg
+        if left > 1 and any(g not in failure.groups for g in sig.facts):
+            self._open = (failure, sig, joined, first, lg.line, left - 1)
+        return False
 
     def _timeline(self, text: str, lg: Logical) -> None:
         if _RUN_START_RE.search(text):
@@ -378,6 +462,10 @@ class Collector:
                 bar = PROGRESS_RE.search(text)
                 if bar and int(bar.group("done")) < int(bar.group("total")) and len(run.bars) < MAX_MARKS:
                     run.bars.append((self.file, lg.line, phase, sanitize(lg.shown, 160)))
+                if trigger == "blocks:" and len(run.blocks) < MAX_MARKS:
+                    blocks = GPU_BLOCKS_RE.search(text)
+                    if blocks and int(blocks.group("n")) > 0:
+                        run.blocks.append((self.file, lg.line, int(blocks.group("n")), sanitize(lg.shown)))
                 if phase == "sampler_warmup" and self.facts.get("engine") is not None \
                         and self.facts["engine"].value == "v0":
                     phase = "serving"
@@ -390,12 +478,40 @@ class Collector:
     # --- end ----------------------------------------------------------------------------------
     def finish(self) -> None:
         """What needs the whole log: neighbours of each error, then the derived facts."""
+        self._short_blocks()
         self._link()
         self.derive()
 
+    def _value_at(self, name: str, file: str, line: int) -> Any:
+        """The value a fact had at ``file:line`` (the last one read before, else the first after)."""
+        hist = self.history.get(name)
+        if not hist or file not in self.files:
+            return None
+        at = (self.files.index(file), line)
+        started = [h for h in hist if h[0] <= at]
+        return (started[-1][3] if started[-1][2] <= at else started[-1][1]).value if started else hist[0][1].value
+
+    def _short_blocks(self) -> None:
+        """V0 raises when max_model_len needs more tokens than its GPU blocks hold; the block count
+        it printed just before tells, even when the paste stops ahead of the error."""
+        private_size = self.private.get("_block_size")
+        for run in self.runs:
+            for file, line, blocks, text in run.blocks:
+                mml = self._value_at("max_model_len", file, line)
+                size = int(private_size[0]) if private_size else BLOCK_SIZE
+                if not isinstance(mml, int) or blocks * size >= mml or len(self.failures) >= MAX_FAILURES:
+                    continue
+                groups = {"tokens": f"{blocks * size:,}", "blocks": str(blocks), "block_size": str(size),
+                          "mml": f"{mml:,}"}
+                self.failures.append(Failure(file=file, line=line, text=text, proc="", rank=None, run=run.index,
+                                             signature=KV_BLOCKS_SHORT, groups=groups, timeline="kv_cache_alloc"))
+                if "kv_cache_tokens" not in self.facts:
+                    self.put_at("kv_cache_tokens", blocks * size, file, line, text)
+
     def _link(self) -> None:
-        """For errors that carry no frames of their own: the worker methods named close by and a
-        progress bar flushed right after them (the stage it counts was running when they died)."""
+        """For errors that carry no frames of their own: the worker methods named close by, a
+        progress bar flushed right after them (the stage it counts was running when they died) and
+        the request layer reporting the engine's death right after them (it was serving)."""
         for f in self.failures:
             run = self.runs[f.run]
             near = sorted((abs(line - f.line), method) for file, line, method in run.methods
@@ -404,8 +520,10 @@ class Collector:
             f.after = next(((phase, text) for file, line, phase, text in run.bars
                             if file == f.file and 0 < line - f.line <= NEAR_LINES), None)
             if not f.frames:
-                f.next_frames = next((list(tb.frames) for file, line, proc, tb in run.tracebacks
+                f.next_frames = next((tb.phase_frames() for file, line, proc, tb in run.tracebacks
                                       if file == f.file and proc == f.proc and 0 < line - f.line <= NEAR_LINES), [])
+            f.reported = next((text for file, line, text in run.deaths
+                               if file == f.file and 0 < line - f.line <= NEAR_LINES), "")
 
     def settle(self, file: str, line: int) -> bool:
         """Make every fact the value in force at ``file:line`` (the error being diagnosed): the last

@@ -24,13 +24,14 @@ _F = r"(\d+(?:\.\d+)?)"
 _VERSION_RES = (
     re.compile(r"vLLM API server version\s*v?(\d+\.\d+[\w.+-]*)"),
     re.compile(r"vLLM [Vv]ersion\s*(?::|=|\bis\b|\bwas\b)?\s*v?(\d+\.\d+[\w.+-]*)"),
-    re.compile(r"(?:^|[\s\[\]'\"(])vllm\s*==\s*v?(\d+\.\d+[\w.+-]*)"),
+    re.compile(r"(?:^|[\s\[\]'\"(`])vllm\s*==\s*v?(\d+\.\d+[\w.+-]*)"),
     re.compile(r"^vllm\s{2,}v?(\d+\.\d+[\w.+-]*)"),
     re.compile(r"vllm/vllm-openai(?:-rocm)?:v?(\d+\.\d+\.\d+[\w.+-]*)"),
     # The start-up banner (0.1x): an ASCII-art logo with "version X" beside it.
     re.compile(r"[█▀▄]\s+version\s+v?(\d+\.\d+[\w.+-]*)"),
-    # Prose in a report: "on vLLM 0.21.0", "vLLM v0.22.0 image" (three numbers, so "vLLM 2" is not one).
-    re.compile(r"\bvLLM\s+v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+|\.dev\w+|\+\w+)*)(?![\w.])"),
+    # Prose in a report: "on vLLM 0.21.0", "vLLM v0.22.0 image", "- vLLM: 0.20.1" (three numbers, so
+    # "vLLM 2" is not one).
+    re.compile(r"\bvLLM:?\s+v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+|\.dev\w+|\+\w+)*)(?![\w.])"),
 )
 _BANNER_MODEL_RE = re.compile(r"[█▀▄]\s+model\s+(\S+)")
 _LORA_UPDATING_RE = re.compile(r"\bVLLM_ALLOW_RUNTIME_LORA_UPDATING[\"']?\s*[=:]\s*[\"']?(?:true|True|TRUE|1)\b")
@@ -127,6 +128,8 @@ def _apply_args(a: dict[str, Any], put: Setter) -> None:
         v = a.get(key)
         if v is not None and not (isinstance(v, str) and v.startswith(("<", "("))):
             put(fact, v)
+    if isinstance(a.get("block_size"), int):
+        put("_block_size", a["block_size"])
     model = a.get("model_tag") or a.get("model")
     if isinstance(model, str) and model:
         put("model", model)
@@ -406,7 +409,7 @@ def _command(text: str, put: Setter) -> None:
 
 RULES: tuple[tuple[tuple[str, ...], Callable[[str, Setter], None]], ...] = (
     (("LLM engine (", "LLM engine with config"), _engine_config),
-    (("version", "Version", "vllm==", "vllm ", "vllm/vllm-openai", "vLLM "), _versions),
+    (("version", "Version", "vllm==", "vllm ", "vllm/vllm-openai", "vLLM ", "vLLM:"), _versions),
     (("PyTorch version", "torch==", "torch "), _torch),
     (("ALLOC_CONF",), _alloc),
     (("VLLM_USE_", "VLLM_ALLOW_RUNTIME_LORA"), _env),

@@ -7,7 +7,9 @@ graph capture, LoRA or speculative-decoding frames while serving, a multimodal e
 profiling, fragmentation when reserved-but-unallocated memory would have covered the request);
 for an error without frames of its own, the phase its neighbours tell (the traceback printed
 right below it, the method the other workers were running, a progress bar left unfinished right
-after it); then the phase guessed from how far start-up had got. The last start of the engine
+after it, the request layer reporting the engine dead right after it); then the phase guessed
+from how far start-up had got. Other processes holding most of the GPU point at the memory that
+was never free, whatever the phase. The last start of the engine
 that failed is the one being diagnosed; evidence from earlier starts still counts, for less.
 """
 
@@ -274,6 +276,25 @@ def _fragmentation(f: Failure) -> list[Candidate]:
     return []
 
 
+OTHERS_SHARE = 0.4
+"""Share of the GPU that other processes must hold for them to be the cause of an OOM."""
+
+
+def _held_by_others(f: Failure, base: float) -> list[Candidate]:
+    """Other processes holding most of the GPU (PyTorch names each one, and this process apart):
+    the memory vLLM counted on was never free, whatever phase ran out."""
+    oom = f.oom
+    if oom is None or not oom.other_processes or not oom.total or oom.this_process is None:
+        return []
+    if oom.other_processes < OTHERS_SHARE * oom.total or oom.other_processes <= oom.this_process:
+        return []
+    return [Candidate("insufficient-free-memory-at-startup", max(base, PHASE) + 0.02,
+                      Text(f"other processes held {_gib(oom.other_processes)} of the GPU's {_gib(oom.total)} GiB "
+                           f"(this process {_gib(oom.this_process)} GiB)",
+                           f"其他进程占用了该 GPU {_gib(oom.total)} GiB 中的 {_gib(oom.other_processes)} GiB"
+                           f"（本进程 {_gib(oom.this_process)} GiB）"))]
+
+
 def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
     """Candidates for one failure, and the failure phase it shows."""
     flags = frame_flags(f.frames or f.next_frames, f.code) | f.hints
@@ -316,6 +337,11 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
         base = TIMELINE_PHASE
         how = Text(f"a progress bar printed right after the error stopped unfinished: {PHASE_NAMES[phase].en} was running",
                    f"错误之后打印的进度条停在中途：当时正在{PHASE_NAMES[phase].zh}")
+    elif f.reported:
+        phase = "serving"
+        base = NEIGHBOUR
+        how = Text("right after the error the layer that answers requests reported the engine dead: it was serving",
+                   "错误之后，处理请求的一层随即报告引擎已死：当时正在处理请求")
     elif f.timeline is not None:
         phase = f.timeline
         base = TIMELINE_PHASE
@@ -332,6 +358,7 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
         out.extend(_features(ctx, flags, base + 0.1, enabled=-0.08))
         out.append(Candidate("runtime-oom", base, how))
     out.extend(_fragmentation(f))
+    out.extend(_held_by_others(f, base))
     return out, phase
 
 

@@ -134,8 +134,8 @@ SIGNATURES: tuple[Signature, ...] = (
         + r"\s*models?'?s?'?s?\s*" + phrase("max seq len") + r"\s*\((?P<mml>\d+)\),?\s*\(?\s*"
         + r"(?P<need>\d+(?:\.\d+)?)\s*Gi?B\s*" + phrase("KV cache is needed, which is larger than the available KV cache memory")
         + r"\s*\((?P<avail>-?\d+(?:\.\d+)?)\s*Gi?B\)"
-        + r"(?:\.\s*" + phrase("Based on the available memory,") + r"(?:\s*" + phrase("the estimated maximum model length is")
-        + r"\s*(?P<est>\d+))?)?",
+        # The estimate's clause, also when a retyped report shortened what precedes it ("(0.64 GiB). ... estimated").
+        + r"(?:.{0,60}?" + phrase("estimated maximum model length is") + r"\s*(?P<est>\d+))?",
         "kv-cache-too-small", MESSAGE,
         "max_model_len {mml} needs {need} GiB of KV cache per request; only {avail} GiB is available.",
         "max_model_len {mml} 每个请求需要 {need} GiB KV cache，可用的只有 {avail} GiB。",
@@ -205,6 +205,27 @@ SIGNATURES: tuple[Signature, ...] = (
         "host-memory", MESSAGE,
         "The kernel's OOM killer ended process {pid}: host RAM ran out, not GPU memory.",
         "内核 OOM killer 杀掉了进程 {pid}：耗尽的是主机内存，不是显存。",
+        phase="host_memory",
+    ),
+    # The same kernel line retyped without its pid ("Killed process (VLLM::Worker_TP)").
+    _sig(
+        "oom-killer-named", ("Killed process", "Kill process"),
+        r"(?:Out of memory|Memory cgroup out of memory):\s*Kill(?:ed)?\s*process\s*\((?P<comm>[^)]+)\)",
+        "host-memory", MESSAGE,
+        "The kernel's OOM killer ended {comm}: host RAM ran out, not GPU memory.",
+        "内核 OOM killer 杀掉了 {comm}：耗尽的是主机内存，不是显存。",
+        phase="host_memory",
+    ),
+    # Ray's memory monitor kills a worker before the kernel does, and says so in its own words
+    # (the raylet's summary, the task's error, the node's usage against the threshold).
+    _sig(
+        "ray-memory-monitor", ("running low on memory", "memory usage threshold", "killed due to memory pressure"),
+        phrase("Task was killed due to the node running low on memory")
+        + r"|" + phrase("which exceeds the memory usage threshold of") + r"\s*(?P<threshold>\d+(?:\.\d+)?)"
+        + r"|" + phrase("killed due to memory pressure (OOM)"),
+        "host-memory", MESSAGE,
+        "Ray's memory monitor killed a worker because the node's host RAM was nearly full (not GPU memory).",
+        "Ray 的内存监控因节点主机内存将满而杀掉了一个 worker（不是显存）。",
         phase="host_memory",
     ),
     _sig(
@@ -285,19 +306,39 @@ WARMUP_CUT = Signature(
 """The warm-up's ``RuntimeError`` when the log was cut inside its message (an issue body over
 GitHub's length limit, a truncated paste): the frame that raised it is enough."""
 
+KV_BLOCKS_SHORT = Signature(
+    "kv-blocks-short", (), re.compile(r"blocks:"), "kv-cache-too-small", 0.9,
+    Text("vLLM found room for {tokens} tokens of KV cache ({blocks} blocks of {block_size}), fewer than max_model_len "
+         "{mml}; it stops with 'max seq len … is larger than the maximum number of tokens that can be stored in KV cache'.",
+         "vLLM 只放得下 {tokens} 个 token 的 KV cache（{blocks} 块，每块 {block_size}），少于 max_model_len {mml}；"
+         "随后会以 'max seq len … is larger than the maximum number of tokens that can be stored in KV cache' 退出。"),
+    phase="kv_cache_alloc",
+)
+"""V0 prints the block count before it checks it against max_model_len, and the check raises
+whenever ``blocks x block_size < max_model_len``: a paste cut before that error still shows it."""
+BLOCK_SIZE = 16
+"""V0's default KV cache block size, when the log does not state another."""
+GPU_BLOCKS_RE = re.compile(r"#\s*(?!(?i:cpu)\b)[A-Za-z]+\s*blocks:\s*(?P<n>\d+)\b(?![.\d])")
+
 # A GPU out-of-memory error without a cause of its own: PyTorch's message (CUDA, ROCm, Intel),
 # the old parenthesised form, a raw CUDA error, or vLLM's engine-level text.
 OOM_RE = re.compile(
     r"(?P<plat>CUDA|HIP|XPU|NPU|MPS)\s*out\s*of\s*memory\.?\s*(?:Tried|Allocation)"
-    r"|(?P<plat2>CUDA|HIP|XPU)\s*error:\s*out\s*of\s*memory"
-    r"|(?:torch\.(?:cuda\.)?)?OutOfMemoryError\b"
+    # Runtime and driver API errors: "CUDA error: out of memory", "CUDA driver error: out of memory"
+    # (a kernel's own allocation), "CUDA Error: out of memory at …cumem_allocator.cpp" (sleep mode).
+    r"|(?P<plat2>CUDA|HIP|XPU)\s*(?:driver\s*)?[Ee]rror:\s*out\s*of\s*memory"
+    # PyTorch's exception, not another library's of the same name (Ray's is about host memory).
+    r"|(?<![\w.])(?:torch\.(?:cuda\.)?)?OutOfMemoryError\b"
+    # The caching allocator asks NVML who holds the memory before it raises the OOM; where NVML is
+    # restricted (MIG partitions, Jetson) that query fails first and this assertion replaces the OOM.
+    r"|NVML_SUCCESS\s*==\s*r\s*INTERNAL\s*ASSERT\s*FAILED\s*at\s*\S*CUDACachingAllocator"
     r"|\b(?:hipErrorOutOfMemory|cudaErrorMemoryAllocation|CUBLAS_STATUS_ALLOC_FAILED|CUDNN_STATUS_ALLOC_FAILED)\b"
     # PyTorch's old layout behind a platform's own sentence (IPEX: "Current platform can NOT allocate
     # memory block …"): the numbers say it is a device allocation that failed.
-    r"|Tried\s*to\s*allocate\s*\d+(?:\.\d+)?\s*[KMGT]i?B\s*\((?:GPU|XPU|NPU)\s*\d+;\s*\d+(?:\.\d+)?\s*[KMGT]i?B\s*total\s*capacity"
+    r"|Tried\s*to\s*allocate\s*\d+(?:\.\d+)?\s*[KMGT]i?B\s*\((?:GPU|XPU|NPU)\s*\d+;\s*\d+(?:\.\d+)?\s*[KMGT]i?B\s*total(?:\s*capacity)?\s*[;)]"
 )
 OOM_TRIGGERS = ("out of memory", "OutOfMemory", "ErrorOutOfMemory", "MemoryAllocation", "ALLOC_FAILED", "outofmemory",
-                "total capacity;")
+                "total capacity;", "NVML_SUCCESS")
 
 # --- traceback frames ---------------------------------------------------------------------------
 FRAME_RE = re.compile(r"File \"(?P<path>[^\"]+)\", line (?P<line>\d+), in (?P<func>[\w<>.]+)")
@@ -345,6 +386,8 @@ FRAME_PHASES: tuple[FramePhase, ...] = (
         frozenset({"load_model", "load_weights", "initialize_model", "_initialize_model", "process_weights_after_loading",
                    "weight_loader", "load_weights_and_postprocess", "_load_weights", "download_model"}),
         re.compile(r"model_loader[/\\]"),
+        # Repacking weights into a kernel's layout (Marlin, AWQ, GPTQ) happens only after they are loaded.
+        func_re=re.compile(r"repack", re.I),
         ctor=re.compile(r"model_executor[/\\](?:models|layers)[/\\]"),
     ),
     FramePhase("startup_check", frozenset({"init_device", "request_memory"})),
@@ -419,6 +462,10 @@ TIMELINE: tuple[tuple[str, re.Pattern[str] | None, str], ...] = (
     ("Background loop has errored", None, "serving"),
     ("stream generator", re.compile(r"Error in (?:chat )?completion stream generator"), "serving"),
 )
+REQUEST_LAYER_DEATH = ("output_handler failed", "Engine background task failed", "EngineDeadError",
+                       "Engine loop is not running", "Background loop has errored")
+"""What the layer answering requests prints when the engine under it dies: only an engine that
+was serving has such a layer waiting on it, so these lines place an error printed just before."""
 SERVING_LOOPS = frozenset({"start_worker_execution_loop", "run_engine_loop", "engine_step", "step_async",
                            "run_busy_loop", "_process_engine_step"})
 """Functions that only run once the engine serves: a traceback through any of them shows it got there."""

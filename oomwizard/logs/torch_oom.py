@@ -13,6 +13,8 @@ read on its own so a reordered, shortened or wrapped message still yields what i
   already allocated; 3.44 MiB free; 14.84 GiB reserved in total by PyTorch)`` (torch < 2.0, and
   Intel's XPU allocator)
 * ``HIP out of memory`` (ROCm) and ``XPU out of memory`` (Intel) keep the CUDA layout.
+* ``Tried to allocate 23.04 GiB (GPU 0; 23.52 GiB total; 0 bytes free)``: the old form shortened
+  when retyped into a report.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ _UNALLOCATED_RE = re.compile(_SIZE + r"\s*is\s*reserved\s*by\s*PyTorch\s*but\s*u
 _ALLOWED_RE = re.compile(_SIZE + r"\s*allowed;")
 _HINT_RE = re.compile(r"try\s*setting\s*(PYTORCH_\w*ALLOC_CONF)\s*=\s*expandable_segments")
 # Old form: (GPU 0; 15.78 GiB total capacity; 14.56 GiB already allocated; 3.44 MiB free; …)
-_OLD_RE = re.compile(r"\((?:GPU|XPU|NPU)\s*(\d+);\s*" + _SIZE + r"\s*total\s*capacity;")
+_OLD_RE = re.compile(r"\((?:GPU|XPU|NPU)\s*(\d+);\s*" + _SIZE + r"\s*total(?:\s*capacity)?\s*[;)]")
 _OLD_ALLOCATED_RE = re.compile(_SIZE + r"\s*already\s*allocated")
 _OLD_FREE_RE = re.compile(r";\s*" + _SIZE + r"\s*free")
 _OLD_RESERVED_RE = re.compile(_SIZE + r"\s*reserved\s*in\s*total\s*by\s*PyTorch")

@@ -1551,6 +1551,252 @@ def _() -> list[str]:
     ]
 
 
+# --- more forms seen in real reports ------------------------------------------------------------------------
+
+
+@log("weights_repack_driver_oom_cut_0200.log")
+def _() -> list[str]:
+    """0.20.0 under WSL2: the weights load, then repacking them into the Marlin layout fails inside
+    the kernel with the driver API's wording. The paste starts in the middle of the traceback."""
+    core = "(EngineCore pid=88) "
+    err = core + "ERROR 06-11 09:14:52 [core.py:1136] "
+    return [
+        core + "INFO 06-11 09:14:49 [default_loader.py:318] Loading weights took 21.07 seconds",
+        err + "EngineCore failed to start.",
+        err + "Traceback (most recent call last):",
+        *prefixed(err, [
+            f'  File "{SITE}/vllm/model_executor/kernels/linear/mixed_precision/marlin.py", line 112, in transform_w_q',
+            "    x.data = ops.gptq_marlin_repack(",
+            "             ^^^^^^^^^^^^^^^^^^^^^^^",
+            f'  File "{SITE}/vllm/_custom_ops.py", line 1302, in gptq_marlin_repack',
+            "    return torch.ops._C.gptq_marlin_repack(",
+            f'  File "{SITE}/torch/_ops.py", line 1269, in __call__',
+            "    return self._op(*args, **kwargs)",
+            "RuntimeError: CUDA driver error: out of memory",
+        ]),
+        core + "Traceback (most recent call last):",
+        core + '  File "/usr/lib/python3.12/multiprocessing/process.py", line 314, in _bootstrap',
+    ]
+
+
+@log("sleep_wakeup_cumem_oom_rl.log")
+def _() -> list[str]:
+    """A colocated RL trainer (Ray actors) wakes vLLM up from sleep mode after a training step; the
+    allocator cannot map the weights back. Trainer output interleaves with the traceback."""
+    actor = "(ActorRolloutWorker pid=51422) "
+    return [
+        "(main_task pid=50110) step:37 - actor/pg_loss:0.012 - actor/grad_norm:0.418 - perf/max_memory_allocated_gb:61.2",
+        actor + "INFO 03-02 17:41:09 worker.py:133] Sleep mode freed 58.31 GiB memory, 4.02 GiB memory is still in use.",
+        "(main_task pid=50110) Training Progress:  37%|███▋      | 37/100 [41:02<1:09:51, 66.53s/it]",
+        actor + "Traceback (most recent call last):",
+        actor + f'  File "{SITE}/vllm/entrypoints/llm.py", line 1262, in wake_up',
+        actor + "    self.llm_engine.wake_up(tags)",
+        actor + f'  File "{SITE}/vllm/worker/worker.py", line 141, in wake_up',
+        actor + "    allocator.wake_up(tags=tags)",
+        actor + f'  File "{SITE}/vllm/device_allocator/cumem.py", line 210, in wake_up',
+        actor + "    create_and_map(handle)",
+        actor + f'  File "{SITE}/vllm/device_allocator/cumem.py", line 76, in create_and_map',
+        actor + "    python_create_and_map(*allocation_handle)",
+        actor + "RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62",
+        "(main_task pid=50110) Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::WorkerDict.generate()",
+    ]
+
+
+@log("host_ray_task_killed_v1_083.log")
+def _() -> list[str]:
+    """0.8.3 with the Ray executor: Ray's memory monitor kills a worker; the engine reports Ray's
+    own OutOfMemoryError (host RAM), with the node's table of memory users."""
+    err = "ERROR 04-09 22:05:31 [core.py:343] "
+    return [
+        "INFO 04-09 22:03:12 [core.py:58] Initializing a V1 LLM engine (v0.8.3) with config: model='/data/DeepSeek-V3', "
+        "tensor_parallel_size=8, pipeline_parallel_size=2",
+        err + "EngineCore hit an exception: Traceback (most recent call last):",
+        err + f'  File "{SITE}/ray/_private/worker.py", line 2771, in get',
+        err + "    values, debugger_breakpoint = worker.get_objects(object_refs, timeout=timeout)",
+        err + "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.",
+        err + "Memory on the node (IP: 10.20.3.4, ID: 9f1c2e) where the task (actor ID: 7a61c0, name=RayWorkerWrapper.__init__, "
+              "pid=20931, memory used=4.12GB) was running was 1921.77GB / 2015.50GB (0.953496), which exceeds the memory usage "
+              "threshold of 0.95. Ray killed this worker (ID: 2be0d1) because it was the most recently scheduled task.",
+        err + "PID  MEM(GB) COMMAND",
+        err + "20930        1804.33 ray::RayWorkerWrapper.__ray_call__",
+        err + "20931        4.12    ray::RayWorkerWrapper.__ray_call__",
+    ]
+
+
+@log("host_raylet_pressure_syslog_wrapped.log")
+def _() -> list[str]:
+    """An RL run under a syslog collector: colour codes written as #033[…m, the raylet's report
+    wrapped at 116 columns, a tqdm bar of the trainer just before it."""
+    c = "#033[2m#033[33m(raylet)#033[0m "
+    report = ("[2025-05-14 08:12:40,551 E 88211 88211] (raylet) node_manager.cc:3041: 3 Workers (tasks / actors) killed "
+              "due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 5c1e99a0b2, IP: 10.1.0.7) "
+              "over the last time period. To see more information about the Workers killed on this node, use "
+              "`ray logs raylet.out -ip 10.1.0.7`")
+    return [
+        "Generating rollouts:  41%|████      | 52/128 [03:11<04:39,  3.68s/it]",
+        *wrap([c + report], 116),
+        c,
+        *wrap([c + "Refer to the documentation on how to address the out of memory issue: "
+               "https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html."], 116),
+    ]
+
+
+@log("host_oom_kill_retyped_report.log")
+def _() -> list[str]:
+    """A report that retypes the kernel's line without its pid, inside a fenced block of prose."""
+    return [
+        "Loading finishes, then the host runs out of RAM while the experts are repacked:",
+        "",
+        "```",
+        "INFO  [default_loader.py:291] Loading weights took 198.40 seconds",
+        "INFO  [int_wna16.py:377] Using MarlinExperts",
+        "Out of memory: Killed process (VLLM::Worker_TP1)",
+        "  total-vm:198100412kB  anon-rss:2201832kB  shmem-rss:80112344kB",
+        "RuntimeError: Engine core initialization failed. Failed core proc(s): {'EngineCore': 1}",
+        "```",
+    ]
+
+
+@log("report_split_oom_env_list_0201.log")
+def _() -> list[str]:
+    """An issue body: an environment list (``- vLLM: 0.20.1``), an ``LLM(...)`` call, and the OOM
+    retyped over two lines in PyTorch's old parenthesised form without the word capacity."""
+    return [
+        "## Environment",
+        "",
+        "- GPU: 2x NVIDIA RTX 4090 24 GB",
+        "- vLLM: 0.20.1",
+        "- torch: 2.11.0+cu130",
+        "",
+        "## What happens",
+        "",
+        "```text",
+        "torch.cuda.OutOfMemoryError: CUDA out of memory.",
+        "Tried to allocate 22.10 GiB (GPU 1; 23.52 GiB total; 0 bytes free)",
+        "```",
+        "",
+        "```python",
+        "from vllm import LLM",
+        'llm = LLM(model="Qwen/Qwen3-8B", tensor_parallel_size=1)',
+        "```",
+    ]
+
+
+@log("workspace_locked_indented_report.log")
+def _() -> list[str]:
+    """A PR description quoting the workspace assertion over three indented lines."""
+    return [
+        "The prefill kernel asks the workspace manager for its scratch buffers only at the first real request,",
+        "after `lock_workspace()` ran, so the request fails with:",
+        "",
+        "  AssertionError: Workspace is locked but allocation from",
+        "  'mla_prefill.py:412:_prefill_scratch' requires 18.75 MB,",
+        "  current size is 2.25 MB. Workspace growth is not allowed after locking.",
+        "",
+        "Reserving the worst case before the lock avoids it.",
+    ]
+
+
+@log("kv_too_small_retyped_report_0290.log")
+def _() -> list[str]:
+    """A CI report that retypes the V1 message over three prose lines, drops the parenthesis
+    before the GiB figure and shortens a clause to '...'."""
+    return [
+        "The engine dies during startup on the 24 GiB runner:",
+        "",
+        "ValueError: To serve at least one request with the model's max seq len (4096),",
+        "1.31 GiB KV cache is needed, which is larger than the available KV cache",
+        "memory (1.12 GiB). ... estimated maximum model length is 3504.",
+        "",
+        "The outer test only sees `RuntimeError: Engine core initialization failed`.",
+    ]
+
+
+@log("runtime_oom_v1_reported_by_api_server_0190.log")
+def _() -> list[str]:
+    """0.19.0 serving: the engine core logs the OOM (its own traceback scrolled away), then the API
+    server's output handler reports the engine dead."""
+    api = "(APIServer pid=1) "
+    return [
+        "(EngineCore pid=131) ERROR 05-02 11:20:44 [core.py:1131] " + torch_oom(
+            "64.00 MiB", 0, "23.56 GiB", "38.75 MiB", "22.71 GiB", "191.20 MiB", this="23.49 GiB", pools="48.00 MiB"),
+        api + "ERROR 05-02 11:20:44 [async_llm.py:702] AsyncLLM output_handler failed.",
+        api + "ERROR 05-02 11:20:44 [async_llm.py:702] Traceback (most recent call last):",
+        api + f'ERROR 05-02 11:20:44 [async_llm.py:702]   File "{SITE}/vllm/v1/engine/async_llm.py", line 661, in output_handler',
+        api + "ERROR 05-02 11:20:44 [async_llm.py:702]     outputs = await engine_core.get_output_async()",
+    ]
+
+
+@log("runtime_oom_v1_chained_cut_after_source.log")
+def _() -> list[str]:
+    """0.11.0: the OOM, the chain marker, and a traceback cut right after the source line that
+    calls the engine's busy loop (the paste ends there)."""
+    err = "(EngineCore_DP0 pid=5120) ERROR 11-03 02:14:09 [core.py:712] "
+    return [
+        err + torch_oom("1.25 GiB", 0, "79.19 GiB", "801.00 MiB", "75.02 GiB", "212.40 MiB", procs=[(402211, "78.39 GiB")]),
+        err,
+        err + "The above exception was the direct cause of the following exception:",
+        err,
+        err + "Traceback (most recent call last):",
+        err + f'  File "{SITE}/vllm/v1/engine/core.py", line 703, in run_engine_core',
+        err + "    engine_core.run_busy_loop()",
+        err + f'  File "{SITE}/vllm/v1/engine/core',
+    ]
+
+
+@log("others_hold_gpu_v0_062.log")
+def _() -> list[str]:
+    """0.6.2 (V0, multiprocess workers): another process holds most of GPU 2 while this worker
+    starts; its OOM names the other process and this one apart. The other workers go on loading."""
+    w = "(VllmWorkerProcess pid={pid}) "
+    err = w.format(pid=77102) + "ERROR 10-03 18:29:17 multiproc_worker_utils.py:231] "
+    return [
+        err + torch_oom("60.00 MiB", 2, "79.22 GiB", "2.06 MiB", "4.90 GiB", "66.39 MiB", this="8.08 GiB",
+                        procs=[(77001, "71.11 GiB")]),
+        err,
+        "INFO 10-03 18:29:17 weight_utils.py:242] Using model weights format ['*.safetensors']",
+        w.format(pid=77103) + "INFO 10-03 18:29:17 weight_utils.py:242] Using model weights format ['*.safetensors']",
+        "Loading safetensors checkpoint shards:   0% Completed | 0/30 [00:00<?, ?it/s]",
+    ]
+
+
+@log("kv_blocks_short_v0_cut.log")
+def _() -> list[str]:
+    """An offline script on 0.2.7: V0 prints the GPU block count, then raises because max_model_len
+    needs more tokens than they hold; the paste stops inside the traceback."""
+    return [
+        "$ CUDA_VISIBLE_DEVICES=0 python run_llm.py",
+        "INFO 01-11 15:51:02 llm_engine.py:70] Initializing an LLM engine with config: model='/models/alpaca-2-13b', "
+        "tokenizer='/models/alpaca-2-13b', tokenizer_mode=auto, trust_remote_code=False, dtype=torch.float16, "
+        "max_seq_len=4096, download_dir=None, load_format=auto, tensor_parallel_size=1, quantization=None, seed=0)",
+        "INFO 01-11 15:51:18 llm_engine.py:275] # GPU blocks: 241, # CPU blocks: 327",
+        "Traceback (most recent call last):",
+        '  File "run_llm.py", line 8, in <module>',
+        "    llm = LLM(model='/models/alpaca-2-13b')",
+        '  File "/opt/conda/lib/python3.10/site-packages/vllm/entrypoints/llm.py", line 105, in __init__',
+        "    self.llm_engine = LLMEngine.from_engine_args(engine_args)",
+    ]
+
+
+@log("nvml_assert_mig_serving_v0_063.log")
+def _() -> list[str]:
+    """0.6.3 serving on a MIG partition: the allocator's NVML query fails while it reports an OOM,
+    so an internal assertion is all that is printed."""
+    err = "ERROR 10-29 18:38:39 async_llm_engine.py:58] "
+    return [
+        "INFO 10-29 18:38:37 metrics.py:351] Avg prompt throughput: 812.4 tokens/s, Avg generation throughput: 31.0 tokens/s, "
+        "Running: 6 reqs, Swapped: 0 reqs, Pending: 2 reqs, GPU KV cache usage: 93.4%, CPU KV cache usage: 0.0%.",
+        err + "Engine background task failed",
+        err + "Traceback (most recent call last):",
+        err + f'  File "{SITE}/vllm/worker/model_runner.py", line 1702, in execute_model',
+        err + "    hidden_or_intermediate_states = model_executable(",
+        err + f'  File "{SITE}/vllm/model_executor/layers/linear.py", line 382, in forward',
+        err + "    output = self.quant_method.apply(self, input_, bias)",
+        err + 'RuntimeError: NVML_SUCCESS == r INTERNAL ASSERT FAILED at "../c10/cuda/CUDACachingAllocator.cpp":838, '
+              "please report a bug to PyTorch.",
+    ]
+
+
 def _mixed_encoding(path: Path) -> None:
     """A log whose middle has Latin-1 bytes and a GBK-encoded Chinese comment (not UTF-8)."""
     good = LOGS["free_memory_0102.log"]()
