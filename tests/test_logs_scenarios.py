@@ -253,6 +253,30 @@ CASES: dict[str, tuple[str, dict[str, Any], dict[str, tuple[str, bool]]]] = {
          "failure_phase": "load_weights"},
         {},
     ),
+    "sleep_wake_kv_cumem_verl_083.log": (
+        "sleep-mode",
+        {"vllm_version": "0.8.3", "sleep_mode": True, "sleep_freed_gib": 47.92, "sleep_in_use_gib": 38.57,
+         "error_platform": "cuda", "weights_gib": 30.7134, "tp": 2},
+        {"sleep_freed_gib": ("Sleep mode freed", True), "error_platform": ("cumem_allocator.cpp", True)},
+    ),
+    "sleep_expandable_assert_trl_0102.log": (
+        "sleep-mode",
+        {"vllm_version": "0.10.2", "sleep_mode": True, "expandable_segments": True,
+         "alloc_conf_var": "PYTORCH_CUDA_ALLOC_CONF", "gpu_memory_utilization": 0.35, "failed_rank": 0},
+        {"expandable_segments": ("Expandable segments are not compatible", True),
+         "alloc_conf_var": ("export PYTORCH_CUDA_ALLOC_CONF", False)},
+    ),
+    "sleep_trainer_oom_asleep_openrlhf_0151.log": (
+        "sleep-mode",
+        {"vllm_version": "0.15.1", "sleep_freed_gib": 9.87, "sleep_in_use_gib": 61.2, "kv_cache_gib": 9.61,
+         "weights_gib": 27.59, "oom_requested_bytes": b("4.64 GiB"), "oom_other_processes_bytes": b("29.93 GiB")},
+        {"sleep_in_use_gib": ("Sleep mode freed", False), "oom_requested_bytes": ("torch.OutOfMemoryError", False)},
+    ),
+    "sleep_kv_connector_expandable_0270_compose.log": (
+        "sleep-mode",
+        {"vllm_version": "0.27.0", "expandable_segments": True, "tp": 4},
+        {"expandable_segments": ("KV connector NixlConnector", False)},
+    ),
     "host_oom_killer_dmesg.log": (
         "host-memory",
         {"vllm_version": "0.7.2", "failure_phase": "host_memory",

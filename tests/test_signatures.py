@@ -93,6 +93,12 @@ EXAMPLES = {
                             "lowering --gpu-memory-utilization (original error: CUDA out of memory. Tried to allocate 2.00 GiB.",
     "kv-blocks-zero": "INFO 02-26 10:13:05 executor_base.py:111] # cuda blocks: 0, # CPU blocks: 4681",
     "kv-budget-negative": "INFO 09-28 [gpu_worker.py:298] Available KV cache memory: -1.37 GiB",
+    "sleep-cumem-oom": "RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:163",
+    "sleep-expandable-segments": "AssertionError: Expandable segments are not compatible with memory pool. Please track "
+                                 "https://github.com/pytorch/pytorch/issues/147851 for the latest updates.",
+    "kv-connector-expandable-segments": "ValueError: KV connector MooncakeConnector is incompatible with "
+                                        "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True unless enable_sleep_mode is "
+                                        "also enabled.",
 }
 
 
@@ -121,6 +127,9 @@ def test_signature_matches_its_example(sig) -> None:  # type: ignore[no-untyped-
         "INFO 01-01 [gpu_worker.py:298] Available KV cache memory: 12.40 GiB",
         "(raylet) INFO 01-01 memory_monitor.cc:47] Ray memory usage threshold is 0.95",
         "INFO 01-01 [ray_env.py:66] Ray will not kill workers: memory monitor is disabled",
+        "INFO 01-01 [cumem.py:214] CuMemAllocator: sleep freed 9.69 GiB memory in total, of which 0.00 GiB is "
+        "backed up in CPU and the rest 9.69 GiB is discarded directly.",
+        "INFO 01-01 [gpu_worker.py:128] Sleep mode freed 0.00 GiB memory, 63.15 GiB memory is still in use.",
     ],
 )
 def test_benign_lines_match_nothing(text: str) -> None:

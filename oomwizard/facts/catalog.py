@@ -173,6 +173,8 @@ _SPECS: list[FactSpec] = [
     FactSpec("sampler_dummy_requests", "int", Text("Dummy requests in sampler warm-up", "sampler 预热的虚拟请求数")),
     FactSpec("workspace_required_mb", "float", Text("Workspace needed after lock", "锁定后所需 workspace"), unit="MB"),
     FactSpec("workspace_current_mb", "float", Text("Workspace size when it was locked", "锁定时的 workspace 大小"), unit="MB"),
+    FactSpec("sleep_freed_gib", "float", Text("Memory vLLM's sleep freed", "vLLM 休眠释放的显存"), unit="GiB"),
+    FactSpec("sleep_in_use_gib", "float", Text("GPU memory still in use while vLLM slept", "vLLM 休眠时仍被占用的显存"), unit="GiB"),
     FactSpec("oom_requested_bytes", "bytes", Text("OOM: tried to allocate", "OOM：尝试分配"), unit="B"),
     FactSpec("oom_total_bytes", "bytes", Text("OOM: GPU total capacity", "OOM：GPU 总容量"), unit="B"),
     FactSpec("oom_free_bytes", "bytes", Text("OOM: free on the GPU", "OOM：GPU 空闲"), unit="B"),

@@ -39,6 +39,8 @@ from .signatures import (
     SERVING_LOOPS,
     SERVING_SOURCES,
     SIGNATURES,
+    SLEEP_MARKS,
+    SLEEP_PARTIAL_TAGS,
     TIMELINE,
     WARMUP_CUT,
     WARMUP_RAISERS,
@@ -81,6 +83,7 @@ _TIMELINE_RE = _alternation({t for t, _, _ in TIMELINE} - _SERVING_TRIGGERS | se
 _SERVING_RE = _alternation(_SERVING_TRIGGERS)
 _FACT_TRIGGER_RE = _alternation(set(fact_rules.TRIGGERS))
 _DEATH_RE = _alternation(REQUEST_LAYER_DEATH)
+_SLEEP_RE = _alternation(tuple(t for t, _, _ in SLEEP_MARKS))
 _TRACEBACK_TRIGGERS = {"Traceback", '", line ', "above exception", "Error", "Exception"}
 # Starts of lines vLLM prints very long (a terminal wraps them over many lines).
 _LONG_LINES = {"LLM engine (", "non-default args", "Namespace("}
@@ -158,6 +161,11 @@ class Failure:
     reported: str = ""
     """The request layer's report of the engine's death printed right after the error (it only
     waits on an engine that serves)."""
+    sleep_state: str | None = None
+    """Where vLLM's sleep mode stood when the error was printed: ``asleep`` (after a sleep line),
+    ``waking`` (only the weights woken), ``awake`` (woken again), None (no sleep line before it)."""
+    sleep_mark: tuple[str, int, str] | None = None
+    """``(file, line, text)`` of the sleep or wake line that set ``sleep_state``."""
 
 
 @dataclass
@@ -180,6 +188,9 @@ class Run:
     """``(file, line, text)`` for the request layer's reports of the engine's death."""
     blocks: list[tuple[str, int, int, str]] = field(default_factory=list)
     """``(file, line, GPU blocks, text)`` for V0's block count lines."""
+    sleep: str | None = None
+    """Sleep mode's state after the last sleep or wake line of this start (see ``Failure``)."""
+    sleep_mark: tuple[str, int, str] | None = None
 
 
 def sanitize(text: str, width: int = EVIDENCE_WIDTH) -> str:
@@ -262,6 +273,8 @@ class Collector:
             return
         if _DEATH_RE.search(text) and len(self.run.deaths) < MAX_MARKS:
             self.run.deaths.append((self.file, lg.line, sanitize(lg.shown, 160)))
+        if ("sleep" in text or "wake up" in text) and _SLEEP_RE.search(text):
+            self._sleep_mark(text, lg)
         if self.run.phase != "serving" and (
                 _SERVING_RE.search(text)
                 or (lg.level == "ERROR" and lg.src.rsplit("/", 1)[-1].startswith(SERVING_SOURCES))):
@@ -350,8 +363,24 @@ class Collector:
         )
         if self.run.mm_profile:
             f.hints.add("mm_encoder")
+        f.sleep_state, f.sleep_mark = self.run.sleep, self.run.sleep_mark
         self.failures.append(f)
         return f
+
+    def _sleep_mark(self, text: str, lg: Logical) -> None:
+        """Follow sleep mode: fallen asleep, the weights alone woken, or woken again."""
+        for trigger, rx, state in SLEEP_MARKS:
+            if trigger not in text:
+                continue
+            m = rx.search(text)
+            if m is None:
+                continue
+            tags = m.groupdict().get("tags") or ""
+            if state == "awake" and any(t in tags for t in SLEEP_PARTIAL_TAGS) and "kv_cache" not in tags:
+                state = "waking"
+            self.run.sleep = state
+            self.run.sleep_mark = (self.file, lg.line, sanitize(lg.shown, 200))
+            return
 
     def _signatures(self, lg: Logical, frames: list[Frame], code: list[str], exc_type: str | None) -> None:
         text = lg.text
@@ -392,6 +421,8 @@ class Collector:
                 dev = groups.get("dev", "")
                 if dev.startswith(("xpu", "cuda")):
                     self.put("error_platform", "xpu" if dev.startswith("xpu") else "cuda")
+            if sig.id == "sleep-cumem-oom":
+                self.put("error_platform", "rocm" if groups.get("plat") == "HIP" else "cuda")
             if sig.id == "swap-space-warning":
                 self.put("host_mem_total_bytes", round(float(groups.get("ram", "0")) * (1 << 30)) or None)
         m = OOM_RE.search(text) or _NCCL_OOM_RE.search(text)

@@ -372,6 +372,25 @@ def _misc(text: str, put: Setter) -> None:
         put("vocab_size", int(m.group(1)))
 
 
+_SLEEP_FREED_RE = re.compile(r"Sleep mode freed\s*(-?\d+(?:\.\d+)?)\s*GiB memory,\s*(\d+(?:\.\d+)?)\s*GiB memory is still in use")
+_SLEEP_LINE_RE = re.compile(r"seconds to fall asleep|seconds to wake up|(?:CuMem|XpuMem)Allocator:\s*sleep freed")
+
+
+def _sleep(text: str, put: Setter) -> None:
+    """Sleep mode is on when vLLM says it fell asleep or woke up; the amounts it freed and left."""
+    m = _SLEEP_FREED_RE.search(text)
+    if m:
+        put("sleep_mode", True)
+        put("sleep_freed_gib", float(m.group(1)))
+        put("sleep_in_use_gib", float(m.group(2)))
+    elif _SLEEP_LINE_RE.search(text):
+        put("sleep_mode", True)
+    if "is incompatible with PYTORCH" in text and "expandable_segments:True" in text:
+        put("expandable_segments", True)
+    if "Expandable segments are not compatible with memory pool" in text:
+        put("sleep_mode", True)  # only sleep mode creates that pool in 0.8.0-0.20.0
+
+
 def _banner(text: str, put: Setter) -> None:
     m = _BANNER_MODEL_RE.search(text)
     if m:
@@ -423,6 +442,8 @@ RULES: tuple[tuple[tuple[str, ...], Callable[[str, Setter], None]], ...] = (
     (("non-default args", "Namespace("), _args),
     (("LLM(",), _llm_call),
     (("█",), _banner),
+    (("Sleep mode freed", "fall asleep", "sleep freed", "to wake up", "is incompatible with PYTORCH",
+      "Expandable segments are not compatible"), _sleep),
     (("vllm serve", "vllm.entrypoints"), _command),
 )
 TRIGGERS: tuple[str, ...] = tuple(sorted({t for ts, _ in RULES for t in ts}))

@@ -23,7 +23,7 @@ from ..facts.model import Fact
 from ..i18n import Text
 from ..versions import Version, VersionSpec
 from .collect import Collector, Failure, Frame
-from .model import Evidence, Match
+from .model import Evidence, Match, where
 from .signatures import (
     DEEPSEEK_V32_RE,
     EARLIER_RUN,
@@ -35,8 +35,10 @@ from .signatures import (
     NEIGHBOUR,
     PHASE,
     REFINED,
+    SLEEP_MODE,
     TIMELINE_PHASE,
     WEAK,
+    Signature,
 )
 
 MAX_EVIDENCE = 6
@@ -276,6 +278,83 @@ def _fragmentation(f: Failure) -> list[Candidate]:
     return []
 
 
+# --- sleep mode ----------------------------------------------------------------------------------
+ASLEEP = 0.88
+"""An error printed while vLLM slept: what ran out shared the GPU with what sleep left behind."""
+SLEEP_ON = 0.6
+"""An error nothing places, in a log whose engine has sleep mode on: the colocation is the likeliest
+cause, so it ranks above the generic runtime OOM (``WEAK``) but below any placed phase."""
+_WAKE_REASON = Text(
+    "the traceback runs through vLLM's wake_up and its cumem allocator: the memory to map the weights or the "
+    "KV cache back was not free",
+    "traceback 经过 vLLM 的 wake_up 及其 cumem 分配器：重新映射权重或 KV cache 所需的显存不是空闲的",
+)
+
+
+def _sleep_line(f: Failure) -> list[Fact]:
+    """The sleep or wake line that tells where sleep mode stood, as supporting evidence."""
+    if f.sleep_mark is None:
+        return []
+    file, line, text = f.sleep_mark
+    return [Fact("sleep_mode", True, where(file, line), kind="log", detail=text, file=file, line=line)]
+
+
+def _sleep_state(f: Failure) -> Candidate | None:
+    if f.sleep_state == "asleep":
+        return Candidate(SLEEP_MODE, ASLEEP, Text(
+            "vLLM was asleep when it happened: the trainer ran out beside what sleep left on the GPU",
+            "发生时 vLLM 正处于休眠：训练进程在 sleep 留下的显存旁边耗尽了显存"), _sleep_line(f))
+    if f.sleep_state == "waking":
+        return Candidate(SLEEP_MODE, ASLEEP, Text(
+            "only vLLM's weights were awake (tags ['weights']): it happened during the weight sync, before the "
+            "KV cache woke",
+            "当时只唤醒了 vLLM 的权重（tags ['weights']）：发生在权重同步期间、KV cache 唤醒之前"), _sleep_line(f))
+    return None
+
+
+def _sleep_signature(ctx: Context, f: Failure, sig: Signature, reason: Text, by_frames: str | None,
+                     flags: set[str]) -> tuple[list[Candidate], str | None]:
+    """Sleep mode's own messages. The cumem allocator's OOM is refined by where it happened: waking
+    up (the usual case), or a start-up phase (the pool also holds the weights and the KV cache
+    while they are first allocated; that phase's advice comes first)."""
+    if sig.id != "sleep-cumem-oom":
+        return [Candidate(SLEEP_MODE, sig.score, reason)], None
+    if "sleep_wake" in flags:
+        return [Candidate(SLEEP_MODE, REFINED, reason), Candidate(SLEEP_MODE, REFINED, _WAKE_REASON)], None
+    if by_frames is not None and by_frames not in ("serving", "host_memory"):
+        how = Text(f"the cumem allocator failed during {PHASE_NAMES[by_frames].en}, at start-up",
+                   f"cumem 分配器在启动时的{PHASE_NAMES[by_frames].zh}阶段失败")
+        out = _by_phase(ctx, by_frames, flags, PHASE, how)
+        out.append(Candidate(SLEEP_MODE, PHASE - 0.08, Text(
+            "sleep mode's cumem pool holds the weights and the KV cache from start-up: a trainer sharing the GPU "
+            "leaves it less than gpu_memory_utilization assumes",
+            "sleep mode 的 cumem 内存池从启动时就承载权重和 KV cache：共用 GPU 的训练进程会让它得到的比 "
+            "gpu_memory_utilization 设想的少")))
+        return out, by_frames
+    out = [Candidate(SLEEP_MODE, sig.score, reason)]
+    state = _sleep_state(f)
+    if state is not None:
+        out.append(Candidate(SLEEP_MODE, sig.score, state.reason, state.context))
+    return out, None
+
+
+def _sleep_context(ctx: Context, f: Failure, flags: set[str], base: float, placed: bool) -> list[Candidate]:
+    """A GPU OOM without sleep mode's wording, in a log that shows sleep mode: through wake_up (the
+    OOM of a tensor mapped back), while vLLM slept (the trainer's OOM), or with sleep mode merely on
+    (a colocated trainer is the likeliest extra consumer)."""
+    if "sleep_wake" in flags:
+        return [Candidate(SLEEP_MODE, max(base, PHASE) + 0.12, _WAKE_REASON)]
+    state = _sleep_state(f)
+    if state is not None:
+        return [state]
+    on = ctx.fact("sleep_mode")
+    if on is None or on.value is not True:
+        return []
+    return [Candidate(SLEEP_MODE, base - 0.1 if placed else SLEEP_ON, Text(
+        "sleep mode is on: vLLM shares the GPU with a trainer or another engine that wakes and sleeps beside it",
+        "已开启 sleep mode：vLLM 与训练进程或另一个轮流休眠/唤醒的引擎共用 GPU"), [on])]
+
+
 OTHERS_SHARE = 0.4
 """Share of the GPU that other processes must hold for them to be the cause of an OOM."""
 
@@ -305,6 +384,8 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
         phase = sig.phase or by_frames or f.timeline
         if sig.scenario == "custom-allreduce-ipc":
             return _allreduce(ctx, sig.score), phase
+        if sig.scenario == SLEEP_MODE:
+            return _sleep_signature(ctx, f, sig, reason, by_frames, flags)
         if sig.scenario == "sampler-warmup":
             return _sampler(ctx, flags, sig.score, sig.score - 0.06, reason), phase
         return [Candidate(sig.scenario, sig.score, reason)], phase
@@ -359,6 +440,9 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
         out.append(Candidate("runtime-oom", base, how))
     out.extend(_fragmentation(f))
     out.extend(_held_by_others(f, base))
+    out.extend(_sleep_context(ctx, f, flags, base, phase is not None))
+    if phase == "serving" and f.sleep_state in ("asleep", "waking"):
+        phase = None  # vLLM was not serving while it slept: the trainer's own step ran out
     return out, phase
 
 

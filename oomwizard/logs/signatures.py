@@ -35,6 +35,8 @@ EARLIER_RUN = 0.8
 """Factor for evidence from an earlier start of the engine than the last one that failed."""
 CONFIDENT = 0.5
 """Below this the best match is shown but does not pre-answer the wizard's first question."""
+SLEEP_MODE = "sleep-mode"
+"""The scenario of vLLM's sleep mode and its cumem allocator (``rank`` refines it by frames)."""
 
 
 def phrase(text: str) -> str:
@@ -197,6 +199,36 @@ SIGNATURES: tuple[Signature, ...] = (
         "The memory left for the KV cache after weights and activations is negative.",
         "扣除权重和激活后，留给 KV cache 的显存为负数。",
         phase="kv_cache_alloc",
+    ),
+    # --- sleep mode (vLLM's cumem allocator) ------------------------------------------------------
+    # The allocator's C++ side reports a failed cuMemCreate/cuMemMap with its own wording and source
+    # position (the line differs per release; ROCm builds keep the word CUDA). Sleep mode is its
+    # main user: wake_up() maps the weights and the KV cache back through it.
+    _sig(
+        "sleep-cumem-oom", "cumem_allocator",
+        r"(?P<plat>CUDA|HIP)\s*Error:\s*out\s*of\s*memory\s*at\s*\S*cumem_allocator\.(?:cpp|cu)(?::(?P<cline>\d+))?",
+        SLEEP_MODE, MESSAGE,
+        "vLLM's cumem allocator (sleep mode's memory pool) could not get GPU memory back from the driver.",
+        "vLLM 的 cumem 分配器（sleep mode 的内存池）无法从驱动重新取得显存。",
+        oom=True,
+    ),
+    # 0.8.0-0.20.0 refuse expandable segments when the cumem pool is created (vllm#14189).
+    _sig(
+        "sleep-expandable-segments", "compatible with memory pool",
+        phrase("Expandable segments are not compatible with memory pool"),
+        SLEEP_MODE, MESSAGE,
+        "Sleep mode's memory pool refused PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (vLLM 0.8.0-0.20.0).",
+        "sleep mode 的内存池拒绝 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True（vLLM 0.8.0-0.20.0）。",
+    ),
+    # 0.21.0+: a KV connector with expandable segments is refused unless the cumem pool (sleep mode,
+    # or the cumem allocator from 0.22.0) holds the KV cache.
+    _sig(
+        "kv-connector-expandable-segments", "is incompatible with PYTORCH",
+        r"KV\s*connector\s*(?P<connector>\w+)?\s*is\s*incompatible\s*with\s*PYTORCH_(?:CUDA_)?ALLOC_CONF\s*=\s*"
+        r"expandable_segments:True\s*unless\s*(?P<needs>enable_\w+)",
+        SLEEP_MODE, 0.9,
+        "vLLM refused the KV connector {connector} with expandable_segments:True unless {needs} is on (vLLM 0.21.0+).",
+        "vLLM 拒绝在 expandable_segments:True 下使用 KV connector {connector}，除非开启 {needs}（vLLM 0.21.0 起）。",
     ),
     # --- host memory ---------------------------------------------------------------------------
     _sig(
@@ -430,6 +462,11 @@ FRAME_FLAGS: tuple[FrameFlag, ...] = (
               re.compile(r"custom_all_reduce")),
     FrameFlag("deep_gemm", re.compile(r"deep_gemm|deepgemm", re.I), re.compile(r"deep_gemm|deepgemm", re.I)),
     FrameFlag("flashinfer", re.compile(r"flashinfer", re.I), re.compile(r"flashinfer", re.I)),
+    # Waking from sleep mode: vLLM's wake_up at every layer (LLM, engine, executor, worker,
+    # allocator), the allocator mapping memory back, or a framework's line that calls it.
+    FrameFlag("sleep_wake", re.compile(r"^(?:wake_up|create_and_map|python_create_and_map)$"),
+              re.compile(r"device_allocator[/\\]cumem\.py$"),
+              re.compile(r"\.wake_up\(|CuMemAllocator")),
 )
 
 # --- how far start-up got -------------------------------------------------------------------------
@@ -471,6 +508,20 @@ SERVING_LOOPS = frozenset({"start_worker_execution_loop", "run_engine_loop", "en
 """Functions that only run once the engine serves: a traceback through any of them shows it got there."""
 SERVING_SOURCES = ("serving_", "api_server.py", "async_llm.py", "async_llm_engine.py", "launcher.py")
 """Logger files of the request layer: an error they log means requests were being served."""
+SLEEP_MARKS: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("Sleep mode freed", re.compile(r"Sleep mode freed\s*-?\d"), "asleep"),
+    ("fall asleep", re.compile(r"It took\s*\d+(?:\.\d+)?\s*seconds to fall asleep"), "asleep"),
+    ("sleep freed", re.compile(r"(?:CuMem|XpuMem)Allocator:\s*sleep freed"), "asleep"),
+    ("to wake up", re.compile(r"It took\s*\d+(?:\.\d+)?\s*seconds to wake up(?:\s*tags\s*(?P<tags>\[[^\]]*\]|None))?"),
+     "awake"),
+)
+"""What vLLM prints when it has fallen asleep (0.7.0+: "Sleep mode freed X GiB memory, Y GiB memory
+is still in use", 0.7.3+: "It took … seconds to fall asleep", 0.11.0+: "CuMemAllocator: sleep freed
+…") and when it has woken ("It took … seconds to wake up", with "tags [...]" from 0.8.3). An error
+between the two happened while vLLM slept: the trainer ran out beside what sleep left behind, or
+the weights were being synced between a weights-only and a KV-cache wake-up."""
+SLEEP_PARTIAL_TAGS = ("'weights'", '"weights"')
+"""A wake-up of the weights alone (``tags ['weights']``): the KV cache is still asleep."""
 MM_PROFILE_RE = re.compile(r"profile run for multi-?modal models|too short to hold the multi-?modal embeddings")
 """Lines that say the profiling pass runs on multimodal inputs (V0's encoder-decoder runner, the
 profiler's warning about the worst-case embeddings)."""

@@ -1797,6 +1797,205 @@ def _() -> list[str]:
     ]
 
 
+# --- sleep-mode -------------------------------------------------------------------------------------
+
+
+WAKE_083 = [
+    f("vllm/entrypoints/llm.py", 1231, "wake_up", "self.llm_engine.wake_up(tags)"),
+    f("vllm/v1/engine/llm_engine.py", 249, "wake_up", "self.engine_core.wake_up(tags)"),
+    f("vllm/v1/engine/core_client.py", 222, "wake_up", "self.engine_core.wake_up(tags)"),
+    f("vllm/v1/engine/core.py", 268, "wake_up", "self.model_executor.wake_up(tags)"),
+    f("vllm/executor/executor_base.py", 224, "wake_up", 'self.collective_rpc("wake_up", kwargs=dict(tags=tags))'),
+    f("vllm/executor/uniproc_executor.py", 56, "collective_rpc", "answer = run_method(self.driver_worker, method, args, kwargs)"),
+    f("vllm/utils.py", 2347, "run_method", "return func(*args, **kwargs)"),
+    f("vllm/v1/worker/gpu_worker.py", 88, "wake_up", "allocator.wake_up(tags)"),
+    f("vllm/device_allocator/cumem.py", 224, "wake_up", "create_and_map(handle)"),
+    f("vllm/device_allocator/cumem.py", 77, "create_and_map", "python_create_and_map(*allocation_handle)"),
+]
+
+
+@log("sleep_wake_kv_cumem_verl_083.log")
+def _() -> list[str]:
+    """A verl-style colocated GRPO run on 8 GPUs with vLLM 0.8.3 inside the training workers: the
+    engine sleeps after each rollout, wakes its weights for the sync, then its KV cache, and the
+    KV cache wake-up fails in the cumem allocator. Ray prefixes, the driver's progress bar and
+    metrics interleave, and the driver repeats the worker's error."""
+    w = "(WorkerDict pid=21877) "
+    w2 = "(WorkerDict pid=21878) "
+    drv = "(main_task pid=21340) "
+    site = "/opt/conda/envs/rl/lib/python3.10/site-packages"
+    verl = [
+        ("/workspace/verl/verl/single_controller/ray/base.py", 419, "func",
+         "return getattr(self.worker_dict[key], name)(*args, **kwargs)"),
+        ("/workspace/verl/verl/single_controller/base/decorator.py", 404, "inner", "return func(*args, **kwargs)"),
+        ("/workspace/verl/verl/workers/fsdp_workers.py", 512, "generate_sequences", "with self.rollout_sharding_manager:"),
+        ("/workspace/verl/verl/workers/sharding_manager/fsdp_vllm.py", 107, "__enter__",
+         'self.inference_engine.wake_up(tags=["kv_cache"])'),
+    ]
+    frames = verl + [(p.replace(SITE, site), ln, fn, code) for p, ln, fn, code in WAKE_083]
+    tb = traceback(frames, "RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62")
+    return [
+        f"{drv}{{'actor_rollout_ref': {{'rollout': {{'name': 'vllm', 'gpu_memory_utilization': 0.6, "
+        "'tensor_model_parallel_size': 2, 'free_cache_engine': True, 'enforce_eager': False}}}}",
+        f"{w}INFO 04-18 02:11:40 [__init__.py:239] Automatically detected platform cuda.",
+        f"{w}INFO 04-18 02:11:58 [core.py:61] Initializing a V1 LLM engine (v0.8.3) with config: "
+        "model='/mnt/ckpt/Qwen2.5-32B-Instruct', speculative_config=None, tokenizer='/mnt/ckpt/Qwen2.5-32B-Instruct', "
+        "skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config=None, "
+        "tokenizer_revision=None, trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=12288, "
+        "download_dir=None, load_format=LoadFormat.DUMMY, tensor_parallel_size=2, pipeline_parallel_size=1, "
+        "disable_custom_all_reduce=False, quantization=None, enforce_eager=False, kv_cache_dtype=auto, seed=0, "
+        "served_model_name=/mnt/ckpt/Qwen2.5-32B-Instruct, num_scheduler_steps=1, enable_prefix_caching=True",
+        f"{w}INFO 04-18 02:12:31 [gpu_model_runner.py:1273] Model loading took 30.7134 GiB and 21.418032 seconds",
+        f"{w2}INFO 04-18 02:12:31 [gpu_model_runner.py:1273] Model loading took 30.7134 GiB and 21.592301 seconds",
+        f"{w}INFO 04-18 02:12:52 [kv_cache_utils.py:578] GPU KV cache size: 99,648 tokens",
+        f"{w}INFO 04-18 02:12:52 [kv_cache_utils.py:581] Maximum concurrency for 12,288 tokens per request: 8.11x",
+        f"{w}INFO 04-18 02:13:19 [gpu_model_runner.py:1608] Graph capturing finished in 27 secs, took 1.41 GiB",
+        f"{w}INFO 04-18 02:13:19 [core.py:162] init engine (profile, create kv cache, warmup model) took 48.02 seconds",
+        f"{w}INFO 04-18 02:13:22 [worker.py:133] Sleep mode freed 47.92 GiB memory, 6.83 GiB memory is still in use.",
+        f"{w}INFO 04-18 02:13:22 [executor_base.py:210] It took 2.104811 seconds to fall asleep.",
+        f"{drv}Training Progress:   0%|          | 0/450 [00:00<?, ?it/s]",
+        f"{w}INFO 04-18 02:13:40 [executor_base.py:226] It took 0.951220 seconds to wake up tags ['weights', 'kv_cache'].",
+        f"{w}INFO 04-18 02:19:07 [worker.py:133] Sleep mode freed 47.92 GiB memory, 38.57 GiB memory is still in use.",
+        f"{w}INFO 04-18 02:19:07 [executor_base.py:210] It took 1.987655 seconds to fall asleep.",
+        f"{drv}step:1 - actor/pg_loss:-0.004 - actor/grad_norm:0.211 - response_length/mean:1893.4 - "
+        "perf/max_memory_allocated_gb:52.61 - perf/max_memory_reserved_gb:63.88",
+        f"{drv}Training Progress:   0%|          | 1/450 [06:41<50:05:12, 401.63s/it]",
+        f"{w}INFO 04-18 02:20:02 [executor_base.py:226] It took 0.433017 seconds to wake up tags ['weights'].",
+        f"{w2}INFO 04-18 02:20:02 [executor_base.py:226] It took 0.440381 seconds to wake up tags ['weights'].",
+        *prefixed(w, tb),
+        *prefixed(w2, tb),
+        f"{drv}Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::WorkerDict.actor_rollout_generate_sequences() "
+        "(pid=21877, ip=10.8.0.12, actor_id=5b7f0e2a9c41d3e6f8a7b2c101000000, repr=<verl.single_controller.ray.base.WorkerDict "
+        "object at 0x7f31c8a3e2f0>)",
+        *prefixed(drv, tb[1:]),
+    ]
+
+
+@log("sleep_expandable_assert_trl_0102.log")
+def _() -> list[str]:
+    """TRL GRPO in colocate mode with sleep mode on, vLLM 0.10.2 in the training processes, and
+    expandable segments exported for the trainer: both ranks stop when the cumem pool is created.
+    ``[rankN]:`` prefixes, colour codes from the launcher, and the export line of the job script."""
+    def tb(rank: int) -> list[str]:
+        frames = [
+            ("/home/rl/train_grpo.py", 88, "<module>", "trainer = GRPOTrainer("),
+            f("trl/trainer/grpo_trainer.py", 716, "__init__", "self.llm = LLM("),
+            f("vllm/entrypoints/llm.py", 282, "__init__", "self.llm_engine = LLMEngine.from_engine_args("),
+            f("vllm/v1/engine/llm_engine.py", 160, "from_engine_args", "return cls(vllm_config=vllm_config,"),
+            f("vllm/v1/engine/llm_engine.py", 111, "__init__", "self.engine_core = EngineCoreClient.make_client("),
+            f("vllm/v1/engine/core_client.py", 82, "make_client", "return InprocClient(vllm_config, executor_class, log_stats)"),
+            f("vllm/v1/engine/core_client.py", 245, "__init__", "self.engine_core = EngineCore(*args, **kwargs)"),
+            f("vllm/v1/engine/core.py", 82, "__init__", "self.model_executor = executor_class(vllm_config)"),
+            f("vllm/executor/executor_base.py", 54, "__init__", "self._init_executor()"),
+            f("vllm/executor/uniproc_executor.py", 133, "_init_executor", 'self.collective_rpc("load_model")'),
+            f("vllm/executor/uniproc_executor.py", 58, "collective_rpc",
+              "answer = run_method(self.driver_worker, method, args, kwargs)"),
+            f("vllm/utils/__init__.py", 3060, "run_method", "return func(*args, **kwargs)"),
+            f("vllm/v1/worker/gpu_worker.py", 212, "load_model", 'with self._maybe_get_memory_pool_context(tag="weights"):'),
+            f("vllm/v1/worker/gpu_worker.py", 140, "_maybe_get_memory_pool_context", "allocator = CuMemAllocator.get_instance()"),
+            f("vllm/device_allocator/cumem.py", 142, "get_instance", "CuMemAllocator.instance = CuMemAllocator()"),
+            f("vllm/device_allocator/cumem.py", 147, "__init__", 'assert "expandable_segments:True" not in conf, \\'),
+        ]
+        return [f"[rank{rank}]: {ln}" for ln in traceback(
+            frames, "AssertionError: Expandable segments are not compatible with memory pool. Please track "
+                    "https://github.com/pytorch/pytorch/issues/147851 for the latest updates.", carets=True)]
+    r0, r1 = tb(0), tb(1)
+    mixed = [ln for pair in zip(r0, r1, strict=True) for ln in pair]
+    return [
+        "+ export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+        "+ accelerate launch --num_processes 2 --config_file zero3.yaml train_grpo.py --use_vllm --vllm_mode colocate "
+        "--vllm_enable_sleep_mode --vllm_gpu_memory_utilization 0.35",
+        f"{E}[33mWARNING{E}[0m 09-21 14:02:11 [__init__.py:241] Automatically detected platform cuda.",
+        "INFO 09-21 14:02:19 [utils.py:328] non-default args: {'model': 'Qwen/Qwen3-8B', 'seed': 1, "
+        "'max_model_len': 6144, 'distributed_executor_backend': 'external_launcher', 'gpu_memory_utilization': 0.35, "
+        "'max_num_seqs': 64, 'enable_sleep_mode': True, 'disable_log_stats': True}",
+        "INFO 09-21 14:02:19 [utils.py:328] non-default args: {'model': 'Qwen/Qwen3-8B', 'seed': 0, "
+        "'max_model_len': 6144, 'distributed_executor_backend': 'external_launcher', 'gpu_memory_utilization': 0.35, "
+        "'max_num_seqs': 64, 'enable_sleep_mode': True, 'disable_log_stats': True}",
+        "INFO 09-21 14:02:27 [core.py:76] Initializing a V1 LLM engine (v0.10.2) with config: model='Qwen/Qwen3-8B', "
+        "speculative_config=None, tokenizer='Qwen/Qwen3-8B', dtype=torch.bfloat16, max_seq_len=6144, "
+        "tensor_parallel_size=1, pipeline_parallel_size=1, quantization=None, enforce_eager=False, "
+        "kv_cache_dtype=auto, seed=0, enable_prefix_caching=True",
+        *mixed,
+        "E0921 14:02:31.880000 88120 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: 1) "
+        "local_rank: 0 (pid: 88151) of binary: /home/rl/.venv/bin/python3",
+    ]
+
+
+@log("sleep_trainer_oom_asleep_openrlhf_0151.log")
+def _() -> list[str]:
+    """OpenRLHF with colocated DeepSpeed and vLLM 0.15.1 engines in Ray actors: level-1 sleep frees
+    about the KV cache only (0.14.0-0.16.x did not put the weights into the sleep pool), so the
+    trainer's backward pass runs out of memory while vLLM sleeps. Nested Ray and engine prefixes,
+    raylet warnings, tqdm bars of the trainer."""
+    eng = "(LLMRayActor pid=44102) (EngineCore_DP0 pid=44390) "
+    actor = "(PolicyModelActor pid=43877) "
+    oom = torch_oom("4.64 GiB", 0, "79.19 GiB", "2.11 GiB", "44.07 GiB", "2.38 GiB", this="47.12 GiB",
+                    procs=[(44390, "29.93 GiB")], prefix="[rank0]: torch.OutOfMemoryError: ")
+    frames = [
+        ("/opt/openrlhf/openrlhf/trainer/ray/ppo_actor.py", 212, "training_step", "status = self.ppo_train(kl_ctl)"),
+        ("/opt/openrlhf/openrlhf/trainer/ppo_trainer.py", 381, "ppo_train", "self.strategy.backward(actor_loss, self.actor, self.actor_optim)"),
+        ("/opt/openrlhf/openrlhf/utils/deepspeed/deepspeed.py", 144, "backward", "model.backward(loss)"),
+        f("deepspeed/runtime/engine.py", 2216, "backward", "self._do_optimizer_backward(loss, retain_graph)"),
+        f("deepspeed/runtime/zero/stage3.py", 2254, "backward", "self.loss_scaler.backward(loss.float(), retain_graph=retain_graph)"),
+        f("torch/_tensor.py", 647, "backward", "torch.autograd.backward("),
+        f("torch/autograd/__init__.py", 354, "backward", "_engine_run_backward("),
+        f("torch/autograd/graph.py", 829, "_engine_run_backward", "return Variable._execution_engine.run_backward("),
+    ]
+    return [
+        f"{eng}INFO 02-11 09:31:02 [core.py:97] Initializing a V1 LLM engine (v0.15.1) with config: "
+        "model='/data/models/Qwen2.5-14B-Instruct', speculative_config=None, dtype=torch.bfloat16, max_seq_len=16384, "
+        "tensor_parallel_size=1, pipeline_parallel_size=1, quantization=None, enforce_eager=False, kv_cache_dtype=auto",
+        f"{eng}INFO 02-11 09:31:40 [gpu_model_runner.py:4119] Model loading took 27.59 GiB memory and 24.880917 seconds",
+        f"{eng}INFO 02-11 09:31:58 [gpu_worker.py:357] Available KV cache memory: 9.61 GiB",
+        f"{eng}INFO 02-11 09:31:58 [kv_cache_utils.py:1307] GPU KV cache size: 52,480 tokens",
+        f"{eng}INFO 02-11 09:32:16 [gpu_model_runner.py:5052] Graph capturing finished in 18 secs, took 1.64 GiB",
+        f"{eng}INFO 02-11 09:32:16 [core.py:273] init engine (profile, create kv cache, warmup model) took 41.37 seconds",
+        "(raylet) [2026-02-11 09:33:05,412 W 43211 43211] memory_monitor.cc:197: Node memory usage 81% above threshold",
+        f"{actor}Episode [1/1]:   3%|▎         | 12/400 [39:10<20:46:01, 192.68s/it]",
+        f"{eng}INFO 02-11 10:12:21 [cumem.py:214] CuMemAllocator: sleep freed 9.69 GiB memory in total, of which "
+        "0.00 GiB is backed up in CPU and the rest 9.69 GiB is discarded directly.",
+        f"{eng}INFO 02-11 10:12:21 [gpu_worker.py:128] Sleep mode freed 9.87 GiB memory, 61.20 GiB memory is still in use.",
+        f"{eng}INFO 02-11 10:12:21 [abstract.py:307] It took 0.318842 seconds to fall asleep.",
+        f"{actor}Train epoch [1/1]:   0%|          | 0/8 [00:00<?, ?it/s]",
+        f"{actor}[rank0]: Traceback (most recent call last):",
+        *prefixed(actor + "[rank0]: ", traceback(frames, oom)[1:-1]),
+        actor + oom,
+        f"{actor}Train epoch [1/1]:   0%|          | 0/8 [00:07<?, ?it/s]",
+    ]
+
+
+@log("sleep_kv_connector_expandable_0270_compose.log")
+def _() -> list[str]:
+    """0.27.0 prefill node of a disaggregated deployment under docker compose: NIXL as KV connector
+    and expandable segments left in the image's environment; the API server refuses the pair."""
+    c = "vllm-prefill-1  | "
+    frames = [
+        ("/usr/local/bin/vllm", 10, "<module>", "sys.exit(main())"),
+        f("vllm/entrypoints/cli/main.py", 75, "main", "args.dispatch_function(args)"),
+        f("vllm/entrypoints/cli/serve.py", 117, "cmd", "uvloop.run(run_server(args))"),
+        f("vllm/entrypoints/openai/api_server.py", 1391, "run_server_worker", "async with build_async_engine_client("),
+        f("vllm/entrypoints/openai/api_server.py", 156, "build_async_engine_client_from_engine_args",
+          "vllm_config = engine_args.create_engine_config(usage_context=usage_context)"),
+        f("vllm/engine/arg_utils.py", 2464, "create_engine_config", "config = VllmConfig("),
+        f("vllm/config/vllm.py", 1017, "__post_init__", "self._verify_kv_transfer_compat()"),
+    ]
+    msg = ("ValueError: KV connector NixlConnector is incompatible with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+           "unless enable_cumem_allocator is also enabled. PyTorch's CUDA VMM allocator can remap KV cache virtual "
+           "addresses to different physical pages, invalidating any pinned/registered KV memory (e.g. IB memory "
+           "regions registered by NIXL or Mooncake). Either unset expandable_segments:True or enable the cumem "
+           "allocator (sleep mode does this automatically and also routes KV allocations through CuMemAllocator's "
+           "pool, where expandable_segments is automatically disabled).")
+    return [
+        c + "(APIServer pid=1) INFO 08-14 06:40:12 [api_server.py:1302] vLLM API server version 0.27.0",
+        c + "(APIServer pid=1) INFO 08-14 06:40:12 [utils.py:253] non-default args: {'model_tag': "
+        "'meta-llama/Llama-3.3-70B-Instruct', 'model': 'meta-llama/Llama-3.3-70B-Instruct', 'tensor_parallel_size': 4, "
+        "'kv_transfer_config': KVTransferConfig(kv_connector='NixlConnector', kv_role='kv_both')}",
+        *prefixed(c + "(APIServer pid=1) ", traceback(frames, msg)),
+        "vllm-prefill-1 exited with code 1",
+    ]
+
+
 def _mixed_encoding(path: Path) -> None:
     """A log whose middle has Latin-1 bytes and a GBK-encoded Chinese comment (not UTF-8)."""
     good = LOGS["free_memory_0102.log"]()
