@@ -45,7 +45,15 @@ def test_kv_bytes_shrink_by_the_same_step_rounded_to_256_mib() -> None:
     assert "20.00 GiB" in r.why.zh
 
 
+def test_a_small_kv_cache_keeps_half_of_itself() -> None:
+    # 9.5 - 8 GiB would leave 1.5 GiB; half of 9.5 GiB is 4.75 GiB = 19 x 256 MiB.
+    r = resolve("sleep_kv_cache_bytes", facts(kv_cache_gib=9.5, gpu_mem_total_bytes=80 * GIB))
+    assert r.value == str(19 * (256 << 20))
+    assert "would leave 1.50 GiB, so half of today's: 4.75 GiB" in r.why.en
+    assert "因此取当前的一半" in r.why.zh
+
+
 def test_kv_bytes_need_the_kv_size_and_leave_at_least_one_gib() -> None:
     assert resolve("sleep_kv_cache_bytes", facts(gpu_mem_total_bytes=80 * GIB)).value is None
-    assert resolve("sleep_kv_cache_bytes", facts(kv_cache_gib=8.5, gpu_mem_total_bytes=80 * GIB)).value is None
-    assert resolve("sleep_kv_cache_bytes", facts(kv_cache_gib=9.5, gpu_mem_total_bytes=80 * GIB)).value == str(6 * (256 << 20))
+    assert resolve("sleep_kv_cache_bytes", facts(kv_cache_gib=9.5)).value is None
+    assert resolve("sleep_kv_cache_bytes", facts(kv_cache_gib=1.8, gpu_mem_total_bytes=80 * GIB)).value is None

@@ -312,6 +312,21 @@ def _sleep_state(f: Failure) -> Candidate | None:
     return None
 
 
+WEIGHTS_OUTSIDE_POOL = ">=0.14,<0.17"
+"""Releases whose worker loads the weights outside the sleep pool (vllm#32714, fixed by vllm#34021)."""
+
+
+def _with_release(ctx: Context, out: list[Candidate]) -> list[Candidate]:
+    """Sleep mode's candidates, plus the release's own defect as a reason when it has one."""
+    best = max((c.score for c in out if c.scenario == SLEEP_MODE), default=None)
+    if best is not None and ctx.in_versions(WEIGHTS_OUTSIDE_POOL):
+        out.append(Candidate(SLEEP_MODE, best, Text(
+            f"vLLM {ctx.version} is one of 0.14.0-0.16.x, whose sleep leaves the weights on the GPU",
+            f"vLLM {ctx.version} 属于 0.14.0-0.16.x，这些版本休眠时权重仍留在 GPU 上"),
+            _facts_present(ctx, "vllm_version")))
+    return out
+
+
 def _sleep_signature(ctx: Context, f: Failure, sig: Signature, reason: Text, by_frames: str | None,
                      flags: set[str]) -> tuple[list[Candidate], str | None]:
     """Sleep mode's own messages. The cumem allocator's OOM is refined by where it happened: waking
@@ -320,7 +335,7 @@ def _sleep_signature(ctx: Context, f: Failure, sig: Signature, reason: Text, by_
     if sig.id != "sleep-cumem-oom":
         return [Candidate(SLEEP_MODE, sig.score, reason)], None
     if "sleep_wake" in flags:
-        return [Candidate(SLEEP_MODE, REFINED, reason), Candidate(SLEEP_MODE, REFINED, _WAKE_REASON)], None
+        return _with_release(ctx, [Candidate(SLEEP_MODE, REFINED, reason), Candidate(SLEEP_MODE, REFINED, _WAKE_REASON)]), None
     if by_frames is not None and by_frames not in ("serving", "host_memory"):
         how = Text(f"the cumem allocator failed during {PHASE_NAMES[by_frames].en}, at start-up",
                    f"cumem 分配器在启动时的{PHASE_NAMES[by_frames].zh}阶段失败")
@@ -335,7 +350,7 @@ def _sleep_signature(ctx: Context, f: Failure, sig: Signature, reason: Text, by_
     state = _sleep_state(f)
     if state is not None:
         out.append(Candidate(SLEEP_MODE, sig.score, state.reason, state.context))
-    return out, None
+    return _with_release(ctx, out), None
 
 
 def _sleep_context(ctx: Context, f: Failure, flags: set[str], base: float, placed: bool) -> list[Candidate]:
@@ -343,16 +358,16 @@ def _sleep_context(ctx: Context, f: Failure, flags: set[str], base: float, place
     OOM of a tensor mapped back), while vLLM slept (the trainer's OOM), or with sleep mode merely on
     (a colocated trainer is the likeliest extra consumer)."""
     if "sleep_wake" in flags:
-        return [Candidate(SLEEP_MODE, max(base, PHASE) + 0.12, _WAKE_REASON)]
+        return _with_release(ctx, [Candidate(SLEEP_MODE, max(base, PHASE) + 0.12, _WAKE_REASON)])
     state = _sleep_state(f)
     if state is not None:
-        return [state]
+        return _with_release(ctx, [state])
     on = ctx.fact("sleep_mode")
     if on is None or on.value is not True:
         return []
-    return [Candidate(SLEEP_MODE, base - 0.1 if placed else SLEEP_ON, Text(
+    return _with_release(ctx, [Candidate(SLEEP_MODE, base - 0.1 if placed else SLEEP_ON, Text(
         "sleep mode is on: vLLM shares the GPU with a trainer or another engine that wakes and sleeps beside it",
-        "已开启 sleep mode：vLLM 与训练进程或另一个轮流休眠/唤醒的引擎共用 GPU"), [on])]
+        "已开启 sleep mode：vLLM 与训练进程或另一个轮流休眠/唤醒的引擎共用 GPU"), [on])])
 
 
 OTHERS_SHARE = 0.4

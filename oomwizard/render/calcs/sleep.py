@@ -22,6 +22,9 @@ MIN_KV_GIB = 1.0
 """Below this the KV cache holds too little to be worth a rollout; lower elsewhere instead."""
 ROUND_BYTES = 256 << 20
 """--kv-cache-memory-bytes is rounded down to 256 MiB, a size an operator can read back."""
+KEEP_KV = 0.5
+"""A fixed KV cache keeps at least this share of today's: on a small cache a tenth of the GPU
+would leave too little to decode a batch of rollouts."""
 
 
 def _freed(facts: FactSet) -> tuple[str, str]:
@@ -83,28 +86,35 @@ def sleep_gpu_util(facts: FactSet) -> Computed | None:
     "<BYTES>",
 )
 def sleep_kv_cache_bytes(facts: FactSet) -> Computed | None:
-    """Today's KV cache less the same step of the GPU, in bytes: a size that no longer moves with
-    the profiling pass, the release or what else was on the GPU at start-up."""
+    """Today's KV cache less the same step of the GPU (but at least half of it), in bytes: a size
+    that no longer moves with the profiling pass, the release or what else was on the GPU."""
     kv = _num(facts, "kv_cache_gib")
     total = total_gib(facts)
     if kv is None or total is None:
         return None
     moved = STEP * total[0]
-    new_gib = kv - moved
+    stepped = kv - moved
+    new_gib = max(stepped, kv * KEEP_KV)
     if new_gib < MIN_KV_GIB:
         return None
     new = int(new_gib * GIB) // ROUND_BYTES * ROUND_BYTES
     names = ("kv_cache_gib", total[1])
+    if stepped >= kv * KEEP_KV:
+        how_en = f"{kv:.2f} - {STEP} x {total[0]:.2f} GiB = {new_gib:.2f} GiB"
+        how_zh = how_en
+    else:
+        how_en = (f"{kv:.2f} - {STEP} x {total[0]:.2f} GiB would leave {stepped:.2f} GiB, so half of today's: "
+                  f"{new_gib:.2f} GiB")
+        how_zh = (f"{kv:.2f} - {STEP} x {total[0]:.2f} GiB 只剩 {stepped:.2f} GiB，因此取当前的一半：{new_gib:.2f} GiB")
     return Computed(
         str(new),
         Text(
-            f"the KV cache is {kv:.2f} GiB ({_src(facts, 'kv_cache_gib')}); {kv:.2f} - {STEP} x {total[0]:.2f} GiB = "
-            f"{new_gib:.2f} GiB, rounded down to 256 MiB: {new:,} bytes ({new / GIB:.2f} GiB). vLLM then ignores "
-            "gpu_memory_utilization for the KV cache, so its size no longer grows with a new release or a "
-            "different profiling result.",
-            f"KV cache 为 {kv:.2f} GiB（{_src(facts, 'kv_cache_gib')}）；{kv:.2f} - {STEP} x {total[0]:.2f} GiB = "
-            f"{new_gib:.2f} GiB，按 256 MiB 向下取整：{new:,} 字节（{new / GIB:.2f} GiB）。此后 vLLM 不再按 "
-            "gpu_memory_utilization 决定 KV cache 大小，它也就不会随新版本或不同的内存分析结果而变大。",
+            f"the KV cache is {kv:.2f} GiB ({_src(facts, 'kv_cache_gib')}); {how_en}, rounded down to 256 MiB: "
+            f"{new:,} bytes ({new / GIB:.2f} GiB). vLLM then ignores gpu_memory_utilization for the KV cache, so its "
+            "size no longer grows with a new release or a different profiling result.",
+            f"KV cache 为 {kv:.2f} GiB（{_src(facts, 'kv_cache_gib')}）；{how_zh}，按 256 MiB 向下取整：{new:,} 字节"
+            f"（{new / GIB:.2f} GiB）。此后 vLLM 不再按 gpu_memory_utilization 决定 KV cache 大小，它也就不会随新版本或"
+            "不同的内存分析结果而变大。",
         ),
         names,
     )
