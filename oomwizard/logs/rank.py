@@ -335,7 +335,11 @@ def _sleep_signature(ctx: Context, f: Failure, sig: Signature, reason: Text, by_
     if sig.id != "sleep-cumem-oom":
         return [Candidate(SLEEP_MODE, sig.score, reason)], None
     if "sleep_wake" in flags:
-        return _with_release(ctx, [Candidate(SLEEP_MODE, REFINED, reason), Candidate(SLEEP_MODE, REFINED, _WAKE_REASON)]), None
+        out = [Candidate(SLEEP_MODE, REFINED, reason), Candidate(SLEEP_MODE, REFINED, _WAKE_REASON)]
+        state = _sleep_state(f)
+        if state is not None and f.sleep_state == "waking":
+            out.append(Candidate(SLEEP_MODE, REFINED, state.reason, state.context))
+        return _with_release(ctx, out), None
     if by_frames is not None and by_frames not in ("serving", "host_memory"):
         how = Text(f"the cumem allocator failed during {PHASE_NAMES[by_frames].en}, at start-up",
                    f"cumem 分配器在启动时的{PHASE_NAMES[by_frames].zh}阶段失败")

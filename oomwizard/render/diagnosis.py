@@ -60,7 +60,8 @@ KEY_FACTS = (
     "weights_gib", "kv_cache_gib", "kv_cache_tokens", "max_concurrency", "kv_needed_gib",
     "estimated_max_model_len", "cudagraph_estimate_gib", "cudagraph_actual_gib", "activation_peak_gib",
     "non_torch_gib", "startup_free_gib", "startup_total_gib", "requested_gib", "suggested_kv_cache_bytes",
-    "sampler_dummy_requests", "workspace_required_mb", "workspace_current_mb", "serve_command",
+    "sampler_dummy_requests", "workspace_required_mb", "workspace_current_mb", "sleep_mode", "sleep_freed_gib",
+    "sleep_in_use_gib", "serve_command",
 )
 
 
