@@ -66,6 +66,13 @@ def _traceback(frames: list[tuple[str, str]], last: str) -> str:
     return "\n".join([*lines, last]) + "\n"
 
 
+def test_a_report_that_retypes_the_error_in_lower_case() -> None:
+    d = diagnose_text("# cuda error: out of memory at /workspace/csrc/cumem_allocator.cpp:62\n\n"
+                      "I am trying to run verl with vllm 0.7 on 8 H100s.\n")
+    assert d.best is not None and d.best.scenario == "sleep-mode" and d.best.score >= CONFIDENT
+    assert d.facts.value("error_platform") == "cuda"
+
+
 def test_the_cumem_error_at_start_up_is_that_phase_first() -> None:
     """The pool also holds the weights while they load: the phase's leaf leads, sleep mode follows."""
     text = _traceback(

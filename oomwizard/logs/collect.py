@@ -422,7 +422,7 @@ class Collector:
                 if dev.startswith(("xpu", "cuda")):
                     self.put("error_platform", "xpu" if dev.startswith("xpu") else "cuda")
             if sig.id == "sleep-cumem-oom":
-                self.put("error_platform", "rocm" if groups.get("plat") == "HIP" else "cuda")
+                self.put("error_platform", "rocm" if groups.get("plat", "").upper() == "HIP" else "cuda")
             if sig.id == "swap-space-warning":
                 self.put("host_mem_total_bytes", round(float(groups.get("ram", "0")) * (1 << 30)) or None)
         m = OOM_RE.search(text) or _NCCL_OOM_RE.search(text)

@@ -206,7 +206,9 @@ SIGNATURES: tuple[Signature, ...] = (
     # main user: wake_up() maps the weights and the KV cache back through it.
     _sig(
         "sleep-cumem-oom", "cumem_allocator",
-        r"(?P<plat>CUDA|HIP)\s*Error:\s*out\s*of\s*memory\s*at\s*\S*cumem_allocator\.(?:cpp|cu)(?::(?P<cline>\d+))?",
+        # A report retypes it in lower case ("cuda error: out of memory at …"), often as its title.
+        r"(?P<plat>(?i:CUDA|HIP))\s*(?i:error):\s*(?i:out\s*of\s*memory)\s*at\s*\S*cumem_allocator\.(?:cpp|cu)"
+        r"(?::(?P<cline>\d+))?",
         SLEEP_MODE, MESSAGE,
         "vLLM's cumem allocator (sleep mode's memory pool) could not get GPU memory back from the driver.",
         "vLLM 的 cumem 分配器（sleep mode 的内存池）无法从驱动重新取得显存。",
