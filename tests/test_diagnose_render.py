@@ -5,16 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from logkit import LOGS
 
 from oomwizard.exitcodes import Exit
 from oomwizard.launch import DEMO_LOG
 from oomwizard.logs.diagnose import diagnose_paths, diagnose_text
 from oomwizard.render.diagnosis import diagnosis_markdown, diagnosis_text
 
-LOGS = Path(__file__).resolve().parent / "logs"
 HOSTILE = (
     "\x1b]52;c;cm0gLXJmIH4=\x07(EngineCore_DP0 pid=7) ERROR 10-20 09:07:13 [core.py:1] \x1b[2J\x1b[H"
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 23.57 GiB "

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from logkit import LOGS
 
 from oomwizard.logs.args import find_command, parse_dict_repr, parse_engine_config, parse_namespace, serve_command
 from oomwizard.logs.clean import clean
@@ -15,7 +16,6 @@ from oomwizard.logs.lines import Joiner
 from oomwizard.logs.reader import GAP, ReadStats, read_lines, text_source
 from oomwizard.logs.signatures import SPARSE_ANCHORS
 
-LOGS = Path(__file__).resolve().parent / "logs"
 MSG = "RuntimeError: CUDA out of memory occurred when warming up sampler with 256 dummy requests."
 
 

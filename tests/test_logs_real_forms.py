@@ -4,32 +4,14 @@ by a neighbouring line rather than the traceback, a setting mentioned again afte
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
+from logkit import LOGS, b, diag, value
 
-from oomwizard.logs.diagnose import diagnose_paths, diagnose_text
+from oomwizard.logs.diagnose import diagnose_text
 from oomwizard.logs.model import Diagnosis, where
 from oomwizard.logs.signatures import CONFIDENT, MESSAGE
-from oomwizard.logs.torch_oom import size_bytes
-
-LOGS = Path(__file__).resolve().parent / "logs"
-
-
-def b(size: str) -> int:
-    number, unit = size.split()
-    return size_bytes(number, unit)
-
-
-def diag(name: str) -> Diagnosis:
-    return diagnose_paths([str(LOGS / name)])
-
-
-def value(d: Diagnosis, name: str) -> Any:
-    f = d.facts.get(name)
-    return None if f is None else f.value
-
 
 # log -> (scenario ranked first, {fact: value})
 CASES: dict[str, tuple[str, dict[str, Any]]] = {

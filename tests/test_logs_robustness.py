@@ -12,10 +12,10 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from logkit import LOGS
 
 from oomwizard.logs.diagnose import InputError, diagnose_paths, diagnose_text
 
-LOGS = Path(__file__).resolve().parent / "logs"
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 OOM_LINE = (
     "(EngineCore_DP0 pid=9) ERROR 10-20 09:07:13 [core.py:710] torch.OutOfMemoryError: CUDA out of memory. Tried to "

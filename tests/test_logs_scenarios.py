@@ -7,12 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from logkit import LOGS, b
 
 from oomwizard.logs.diagnose import diagnose_paths
 from oomwizard.logs.model import Diagnosis
-from oomwizard.logs.torch_oom import size_bytes
-
-LOGS = Path(__file__).resolve().parent / "logs"
 
 
 def line_of(name: str, needle: str, last: bool = False) -> int:
@@ -21,11 +19,6 @@ def line_of(name: str, needle: str, last: bool = False) -> int:
     hits = [i for i, ln in enumerate(text.split("\n"), 1) if needle in ln]
     assert hits, f"{needle!r} not in {name}"
     return hits[-1] if last else hits[0]
-
-
-def b(size: str) -> int:
-    number, unit = size.split()
-    return size_bytes(number, unit)
 
 
 # log -> (scenario ranked first, {fact: value}, {fact: (needle, last?)} for the line each fact comes from)

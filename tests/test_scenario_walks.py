@@ -7,7 +7,8 @@ vocabulary size, engine), so a few logs end in a more specific leaf of a neighbo
 from __future__ import annotations
 
 import pytest
-from test_logs_scenarios import CASES, LOGS
+from logkit import LOGS
+from test_logs_scenarios import CASES
 
 from oomwizard.engine import Done, walk
 from oomwizard.kb.loader import get_kb

@@ -3,9 +3,8 @@ place an error, and which of its two leaves a walk ends in, with the commands co
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from logkit import LOGS
 
 from oomwizard.engine import Done, walk
 from oomwizard.facts.model import Fact, FactSet
@@ -15,7 +14,6 @@ from oomwizard.logs.signatures import CONFIDENT
 from oomwizard.render.commands import render_fix
 from oomwizard.versions import Version
 
-LOGS = Path(__file__).resolve().parent / "logs"
 SITE = "/usr/lib/python3/dist-packages"
 
 
