@@ -26,12 +26,12 @@ _OPEN = "([{"
 _CLOSE = ")]}"
 
 
-def split_top(text: str, sep: str = ",") -> Iterator[str]:
-    """Split at ``sep`` outside brackets and quotes (a repr's top level)."""
+def _walk(text: str, start: int = 0) -> Iterator[tuple[int, int]]:
+    """``(index, depth)`` of every character outside quotes from ``start``; depth counts open brackets
+    before that character (a closing bracket reports the depth it closes)."""
     depth = 0
     quote = ""
-    start = 0
-    i = 0
+    i = start
     n = len(text)
     while i < n:
         c = text[i]
@@ -45,12 +45,22 @@ def split_top(text: str, sep: str = ",") -> Iterator[str]:
             quote = c
         elif c in _OPEN:
             depth += 1
+            yield i, depth
         elif c in _CLOSE:
+            yield i, depth
             depth = max(0, depth - 1)
-        elif c == sep and depth == 0:
+        else:
+            yield i, depth
+        i += 1
+
+
+def split_top(text: str, sep: str = ",") -> Iterator[str]:
+    """Split at ``sep`` outside brackets and quotes (a repr's top level)."""
+    start = 0
+    for i, depth in _walk(text):
+        if depth == 0 and text[i] == sep:
             yield text[start:i]
             start = i + 1
-        i += 1
     tail = text[start:]
     if tail.strip():
         yield tail
@@ -58,26 +68,9 @@ def split_top(text: str, sep: str = ",") -> Iterator[str]:
 
 def _matching(text: str, start: int) -> int:
     """Index just past the bracket closing the one at ``start`` (or len(text) if unclosed)."""
-    depth = 0
-    quote = ""
-    i = start
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 2
-                continue
-            if c == quote:
-                quote = ""
-        elif c in "'\"":
-            quote = c
-        elif c in _OPEN:
-            depth += 1
-        elif c in _CLOSE:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
+    for i, depth in _walk(text, start):
+        if text[i] in _CLOSE and depth == 1:
+            return i + 1
     return len(text)
 
 
