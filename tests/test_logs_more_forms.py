@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from logkit import b, diag, value
+from logkit import assert_facts, assert_ranks_first, b, diag, value
 
 from oomwizard.logs.diagnose import diagnose_text
 from oomwizard.logs.model import Diagnosis
@@ -53,21 +53,12 @@ def diagnoses() -> dict[str, Diagnosis]:
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_scenario_ranks_first(name: str, diagnoses: dict[str, Diagnosis]) -> None:
-    d = diagnoses[name]
-    assert d.best is not None, f"{name}: nothing found"
-    assert d.best.scenario == CASES[name][0], [(m.scenario, m.score) for m in d.matches[:3]]
-    assert d.best.score >= CONFIDENT
+    assert_ranks_first(diagnoses[name], CASES[name][0], CONFIDENT)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_facts(name: str, diagnoses: dict[str, Diagnosis]) -> None:
-    d = diagnoses[name]
-    for fact, expected in CASES[name][1].items():
-        got = value(d, fact)
-        if isinstance(expected, float):
-            assert got == pytest.approx(expected, abs=1e-6), (fact, got)
-        else:
-            assert (str(got) if fact == "vllm_version" else got) == expected, (fact, got)
+    assert_facts(diagnoses[name], CASES[name][1])
 
 
 def test_ray_memory_monitor_is_not_a_gpu_oom(diagnoses: dict[str, Diagnosis]) -> None:
