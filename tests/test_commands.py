@@ -144,3 +144,13 @@ def test_render_fix_picks_the_variant_for_the_version() -> None:
     assert not old.available and len(old.variants) == 2 and old.version == "0.7.3"
     nightly = render_fix(fix, _facts(vllm_version="nightly"))
     assert nightly.available and len(nightly.variants) == 2
+
+
+def test_value_of_a_flag_in_any_spelling() -> None:
+    from oomwizard.render.commands import ServeCommand
+
+    cmd = ServeCommand.parse("""vllm serve m -sc '{"method": "ngram"}' --max_num_seqs=64 --enforce-eager""")
+    assert cmd.value("--speculative-config") == '{"method": "ngram"}'
+    assert cmd.value("--max-num-seqs") == "64"
+    assert cmd.value("--enforce-eager") is None
+    assert cmd.value("--kv-cache-dtype") is None

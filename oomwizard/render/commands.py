@@ -96,6 +96,17 @@ class ServeCommand:
         c = canonical(flag)
         return any(f == c for _, _, f in self._flag_spans())
 
+    def value(self, flag: str) -> str | None:
+        """The value given to ``flag`` (any spelling: ``--x=v``, ``--x v``, ``--x_y``, short alias), if any."""
+        c = canonical(flag)
+        for start, end, f in self._flag_spans():
+            if f == c:
+                _, eq, inline = self.argv[start].partition("=")
+                if eq:
+                    return inline
+                return self.argv[start + 1] if end > start + 1 else None
+        return None
+
     def remove(self, flag: str) -> None:
         """Drop ``flag`` in any spelling, and its dotted keys (``--speculative-config.method``) too."""
         c = canonical(flag)

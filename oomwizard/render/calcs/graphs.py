@@ -20,11 +20,11 @@ it used, or ``None`` when an input is missing (the command then keeps a visible 
 from __future__ import annotations
 
 import json
-import shlex
 
 from ...facts.model import FactSet
 from ...i18n import Text
 from ...versions import Version
+from ..commands import ServeCommand
 from ..numbers import (
     GIB,
     MIB,
@@ -427,25 +427,14 @@ def speculative_config_from_command(facts: FactSet) -> dict[str, object] | None:
     cmd = facts.value("serve_command")
     if not cmd:
         return None
+    value = ServeCommand.parse(str(cmd)).value("--speculative-config")
+    if value is None:
+        return None
     try:
-        argv = shlex.split(str(cmd))
+        parsed = json.loads(value)
     except ValueError:
         return None
-    names = ("--speculative-config", "--speculative_config", "-sc")
-    for i, tok in enumerate(argv):
-        name, eq, value = tok.partition("=")
-        if name not in names:
-            continue
-        if not eq:
-            if i + 1 >= len(argv):
-                return None
-            value = argv[i + 1]
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            return None
-        return parsed if isinstance(parsed, dict) else None
-    return None
+    return parsed if isinstance(parsed, dict) else None
 
 
 @calc(
