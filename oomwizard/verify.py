@@ -9,7 +9,6 @@ unproven rather than passed. Checks without an automatic form stay for the opera
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,9 +16,9 @@ from .engine import fact_value
 from .facts.model import FactSet
 from .i18n import ui
 from .kb.model import Check, Leaf
-from .logs.diagnose import diagnose_paths
-from .logs.lines import Joiner
-from .logs.reader import GAP, ReadStats, open_source, read_lines
+from .logs.diagnose import collect, conclude
+from .logs.lines import Logical
+from .logs.reader import ALL_LINES_LIMIT, Progress, open_source
 from .render.redact import redact_text
 from .render.safe_text import printable
 
@@ -28,7 +27,6 @@ READY_RE = re.compile(
     r"init engine \(profile, create kv cache, warmup model\) took|Available routes are"
 )
 """Lines that only appear once the engine finished starting (V0 and V1, 0.6 to 0.33)."""
-EVERYTHING = 1 << 62
 
 PASS, FAIL, UNPROVEN, MANUAL, UNKNOWN = "pass", "fail", "unproven", "manual", "unknown"
 
@@ -98,51 +96,21 @@ class Verification:
         }
 
 
-LARGE = 8 << 20
-"""Above this size an input is matched line by line (and across each line break) instead of
-rebuilding every wrapped message: three times faster, and only a message wrapped over three or
-more lines could slip through."""
-WRAP_TAIL = 240
-
-
-def _messages(path: str) -> Iterator[tuple[str, int, str, str]]:
-    """(file, line, text to match, text to show) for the messages of one input, in order."""
-    src = open_source(path)
-    stats = ReadStats(src.name)
-    lines = read_lines(src, stats, (), (), exact_limit=EVERYTHING, all_lines_limit=EVERYTHING)
-    if src.size is not None and src.size > LARGE:
-        prev = ""
-        for item in lines:
-            n, text = item
-            if n < 0:
-                prev = ""
-                continue
-            yield src.name, n, text, text
-            if prev:
-                # A message cut by a terminal: its end on the previous line, its start on this one.
-                yield src.name, n - 1, prev[-WRAP_TAIL:] + text[:WRAP_TAIL], prev
-            prev = text if len(text) >= 72 else ""
-        return
-    joiner = Joiner()
-    for item in lines:
-        if item == GAP:
-            for lg in joiner.flush():
-                yield src.name, lg.line, lg.text, lg.shown
-            continue
-        n, text = item
-        for lg in joiner.feed(n, text):
-            yield src.name, lg.line, lg.text, lg.shown
-    for lg in joiner.flush():
-        yield src.name, lg.line, lg.text, lg.shown
-
-
 def _shown(text: str) -> str:
     out = printable(redact_text(text)).strip()
     return out if len(out) <= 300 else out[:299] + "…"
 
 
-def verify(leaf: Leaf, paths: list[str], facts: FactSet | None = None) -> Verification:
-    """Evaluate ``leaf``'s checklist against the logs in ``paths`` (read whole, streamed)."""
+def verify(leaf: Leaf, paths: list[str], facts: FactSet | None = None, progress: Progress | None = None,
+           all_lines_limit: int = ALL_LINES_LIMIT) -> Verification:
+    """Evaluate ``leaf``'s checklist against the logs in ``paths``.
+
+    Each input is read once, by the same reader as the diagnosis: every byte is searched for the
+    checklist's patterns together with the diagnosis's triggers, and the lines around a hit are
+    matched on the logical line (a message a terminal wrapped counts where another trigger of the
+    same message, such as ``out of memory``, brings its lines in; inputs up to ``all_lines_limit``
+    are read line by line).
+    """
     patterns: list[tuple[int, str, re.Pattern[str]]] = []
     for i, c in enumerate(leaf.checks):
         if c.auto:
@@ -150,17 +118,26 @@ def verify(leaf: Leaf, paths: list[str], facts: FactSet | None = None) -> Verifi
                 if pat:
                     patterns.append((i, kind, re.compile(pat)))
     found: dict[tuple[int, str], Hit] = {}
-    ready_at: Hit | None = None
-    for file, line, text, shown in (m for path in paths for m in _messages(path)):
-        if ready_at is None and READY_RE.search(text):
-            ready_at = Hit(file, line, _shown(shown))
+    ready: list[Hit] = []
+
+    def on_line(file: str, lg: Logical) -> None:
+        text = lg.text
+        if not ready and READY_RE.search(text):
+            ready.append(Hit(file, lg.line, _shown(lg.shown)))
         for i, kind, pat in patterns:
-            if (i, kind) not in found and pat.search(text):
-                found[(i, kind)] = Hit(file, line, _shown(shown))
+            if (i, kind) not in found:
+                m = pat.search(text)
+                if m is not None:
+                    found[(i, kind)] = Hit(file, lg.line_at(m.start()), _shown(lg.shown))
+
+    sources = [open_source(p) for p in paths]
+    extra = tuple(dict.fromkeys([READY_RE.pattern.encode(), *(p.pattern.encode() for _, _, p in patterns)]))
+    col, warnings = collect(sources, extra=extra, on_line=on_line, progress=progress, all_lines_limit=all_lines_limit)
     known = FactSet()
     if facts is not None:
         known.update(facts)
-    known.update(diagnose_paths(paths).facts)
+    known.update(conclude(col, [s.name for s in sources], warnings).facts)
+    ready_at = ready[0] if ready else None
     results = [_judge(i, c, found, known, ready_at is not None) for i, c in enumerate(leaf.checks)]
     return Verification(leaf, results, ready_at is not None, ready_at, list(paths))
 

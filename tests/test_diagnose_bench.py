@@ -39,5 +39,9 @@ def test_benchmark_smoke(tmp_path: Path) -> None:
     data = json.loads(out.read_text())
     assert data["diagnosis"] in ("fragmentation", "runtime-oom")
     assert data["log_bytes"] == log.stat().st_size
-    assert data["oomwizard"]["best_s"] > 0 and data["grep_anchors"]["best_s"] > 0
-    assert "Traceback" in data["grep_pattern"]
+    assert data["oomwizard"]["best_s"] > 0 and data["grep_E_f"]["best_s"] > 0
+    from oomwizard.logs.collect import trigger_words
+
+    assert data["patterns"] == len(trigger_words()) > 100
+    written = (tmp_path / "small.log.patterns").read_text().splitlines()
+    assert len(written) == data["patterns"] and "Traceback" in written and "out of memory" in written

@@ -114,13 +114,10 @@ def test_cli_exit_codes_and_json(tmp_path: Path) -> None:
 
 
 def test_large_inputs_are_matched_line_by_line_and_across_breaks(tmp_path: Path, monkeypatch) -> None:
-    """The fast path for big logs still finds a failure a terminal wrapped onto two lines."""
-    import oomwizard.verify as verify_module
-
-    monkeypatch.setattr(verify_module, "LARGE", 0)
+    """Searching a big log still finds a failure a terminal wrapped onto two lines."""
     cut = SAMPLER_ERR.index("warming up") + 4
     lines = [*START, *READY, SAMPLER_ERR[:cut], SAMPLER_ERR[cut:]]
-    v = verify(leaf(ABSENT, PRESENT), [write(tmp_path, "big.log", lines)])
+    v = verify(leaf(ABSENT, PRESENT), [write(tmp_path, "big.log", lines)], all_lines_limit=0)
     assert v.ready
     assert v.results[0].status == FAIL and v.results[0].hit is not None
     assert v.results[0].hit.line == 6

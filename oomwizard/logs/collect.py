@@ -11,6 +11,8 @@ needs: current tracebacks, the facts, and bounded lists of failures and marks.
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +24,7 @@ from ..render.safe_text import printable
 from . import facts as fact_rules
 from .lines import Logical
 from .model import where
-from .reader import Anchor
+from .scan import Anchor, Scanner, literal
 from .signatures import (
     BLOCK_SIZE,
     FRAME_RE,
@@ -89,17 +91,35 @@ _TRACEBACK_TRIGGERS = {"Traceback", '", line ', "above exception", "Error", "Exc
 _LONG_LINES = {"LLM engine (", "non-default args", "Namespace("}
 
 
-def _dense_anchors() -> tuple[Anchor, ...]:
-    """Every trigger the collector reacts to, as an anchor for reading mid-sized logs: the lines
-    around a hit are read (enough for a wrapped message and a traceback's source lines)."""
+def _words() -> tuple[set[str], set[str]]:
+    """Every trigger the collector reacts to, and the serving marks among them."""
     words = (_SIG_TRIGGERS | ({t for t, _, _ in TIMELINE} - _SERVING_TRIGGERS) | set(fact_rules.TRIGGERS)
              | set(_RUN_START) | _TRACEBACK_TRIGGERS | set(MM_PROFILE_TRIGGERS))
-    out = [Anchor(w.encode(), 1536, 32 << 10 if w in _LONG_LINES else 2048) for w in sorted(words)]
-    out += [Anchor(w.encode(), 512, 512, once=True) for w in sorted(_SERVING_TRIGGERS)]
-    return tuple(out)
+    return words, set(_SERVING_TRIGGERS)
 
 
-DENSE_ANCHORS = _dense_anchors()
+def trigger_words() -> list[str]:
+    """Every string a log is searched for (to compare the reader with ``grep -F -f``)."""
+    words, marks = _words()
+    return sorted(words | marks)
+
+
+@functools.lru_cache(maxsize=8)
+def _scanner(extra: tuple[bytes, ...], engine: str) -> Scanner:
+    words, marks = _words()
+    anchors = [Anchor(literal(w), 1536, 32 << 10 if w in _LONG_LINES else 2048) for w in sorted(words)]
+    anchors += [Anchor(p, 1536, 2048) for p in extra]
+    return Scanner(anchors, [Anchor(literal(w), 512, 512) for w in sorted(marks)], engine or None)
+
+
+def scanner(extra: tuple[bytes, ...] = ()) -> Scanner:
+    """What a big log is searched for: every trigger the collector reacts to (the lines around a
+    hit are read, enough for a wrapped message and a traceback's source lines), and ``extra``
+    regex patterns (a checklist's). Serving marks repeat on every request: only the first one
+    after each hit is read."""
+    return _scanner(extra, os.environ.get("OOMWIZARD_SCANNER", ""))
+
+
 _PHASE_ORDER = ["load_weights", "profile_run", "kv_cache_alloc", "graph_capture", "sampler_warmup", "serving"]
 _NCCL_OOM_RE = re.compile(r"Cuda failure\s*\d*\s*'out of memory'")
 

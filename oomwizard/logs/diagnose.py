@@ -13,29 +13,28 @@ the workers' logs). Facts from later lines win over earlier ones.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ..facts.model import Fact, FactSet
-from .collect import DENSE_ANCHORS, Collector, Failure
-from .lines import Joiner
+from .collect import Collector, Failure, scanner
+from .lines import Joiner, Logical
 from .model import Diagnosis, where
 from .rank import frame_flags, rank
 from .reader import (
     ALL_LINES_LIMIT,
-    EXACT_LIMIT,
     GAP,
-    HEAD,
     MAX_LINE,
     InputError,
+    Progress,
     ReadStats,
     Source,
     open_source,
     read_lines,
     text_source,
 )
-from .signatures import CONFIDENT, SPARSE_ANCHORS
+from .signatures import CONFIDENT
 
-__all__ = ["InputError", "diagnose_paths", "diagnose_sources", "diagnose_text"]
+__all__ = ["InputError", "collect", "conclude", "diagnose_paths", "diagnose_sources", "diagnose_text"]
 
 BINARY_SHARE = 0.05
 """Share of control bytes above which an input is called binary (text has none, random data 11%)."""
@@ -43,17 +42,20 @@ MAX_OOM_MESSAGES = 32
 _V1_PATH_RE = re.compile(r"vllm[/\\]v1[/\\]")
 _V1_RUNNER_RE = re.compile(r"v1[/\\]worker[/\\]gpu_model_runner\.py$")
 
+LineHook = Callable[[str, Logical], None]
+"""Called with the input's name and every logical line the collector reads."""
 
-def diagnose_paths(paths: Iterable[str], *, exact_limit: int = EXACT_LIMIT,
-                   all_lines_limit: int = ALL_LINES_LIMIT, head: int = HEAD) -> Diagnosis:
+
+def diagnose_paths(paths: Iterable[str], *, all_lines_limit: int = ALL_LINES_LIMIT,
+                   progress: Progress | None = None) -> Diagnosis:
     """Diagnose log files (``-`` is stdin; gzip is recognised by its magic bytes).
 
-    The limits choose how much of each input goes through the line reader (see ``reader``);
-    tests lower them to check that every way of reading gives the same diagnosis.
+    ``all_lines_limit`` is the size up to which an input is read line by line rather than
+    searched (see ``reader``); tests lower it to check that both ways give the same diagnosis.
     """
     paths = list(paths) or ["-"]
     sources = [open_source(p) for p in paths]  # every input is checked before any is read
-    return diagnose_sources(sources, exact_limit=exact_limit, all_lines_limit=all_lines_limit, head=head)
+    return diagnose_sources(sources, all_lines_limit=all_lines_limit, progress=progress)
 
 
 def diagnose_text(text: str, name: str = "pasted") -> Diagnosis:
@@ -61,26 +63,46 @@ def diagnose_text(text: str, name: str = "pasted") -> Diagnosis:
     return diagnose_sources([text_source(text, name)])
 
 
-def diagnose_sources(sources: list[Source], *, exact_limit: int = EXACT_LIMIT,
-                     all_lines_limit: int = ALL_LINES_LIMIT, head: int = HEAD) -> Diagnosis:
+def diagnose_sources(sources: list[Source], *, all_lines_limit: int = ALL_LINES_LIMIT,
+                     progress: Progress | None = None) -> Diagnosis:
+    col, warnings = collect(sources, all_lines_limit=all_lines_limit, progress=progress)
+    return conclude(col, [s.name for s in sources], warnings)
+
+
+def collect(sources: list[Source], *, all_lines_limit: int = ALL_LINES_LIMIT, progress: Progress | None = None,
+            extra: tuple[bytes, ...] = (), on_line: LineHook | None = None) -> tuple[Collector, list[str]]:
+    """Read every input once into a collector. ``extra`` regex patterns are searched for as well
+    and ``on_line`` sees every logical line read (a checklist matched in the same pass)."""
     col = Collector()
     warnings: list[str] = []
+    scan = scanner(extra)
     for src in sources:
         stats = ReadStats(src.name)
         col.file = src.name
         col.files.append(src.name)
         joiner = Joiner()
-        for item in read_lines(src, stats, DENSE_ANCHORS, SPARSE_ANCHORS, exact_limit, all_lines_limit, head):
+        for item in read_lines(src, stats, scan, all_lines_limit=all_lines_limit, progress=progress):
             if item is GAP or item == GAP:
                 for lg in joiner.flush():
-                    col.feed(lg)
+                    _feed(col, lg, on_line)
                 continue
             n, text = item
             for lg in joiner.feed(n, text):
-                col.feed(lg)
+                _feed(col, lg, on_line)
         for lg in joiner.flush():
-            col.feed(lg)
+            _feed(col, lg, on_line)
         warnings.extend(_input_warnings(stats))
+    return col, warnings
+
+
+def _feed(col: Collector, lg: Logical, on_line: LineHook | None) -> None:
+    col.feed(lg)
+    if on_line is not None:
+        on_line(col.file, lg)
+
+
+def conclude(col: Collector, inputs: list[str], warnings: list[str]) -> Diagnosis:
+    """The diagnosis of everything the collector read."""
     col.finish()
     ranked = rank(col)
     if ranked.primary is not None and col.settle(ranked.primary.file, ranked.primary.line):
@@ -98,9 +120,8 @@ def diagnose_sources(sources: list[Source], *, exact_limit: int = EXACT_LIMIT,
     if col.failures_dropped:
         warnings.append(f"more than {len(col.failures)} errors in the input; the rest were counted but not kept")
     if not ranked.matches:
-        names = ", ".join(s.name for s in sources)
-        warnings.append(f"no out-of-memory error or other failure this tool knows was found in {names}")
-    diag = Diagnosis(ranked.matches, facts, [s.name for s in sources], warnings)
+        warnings.append(f"no out-of-memory error or other failure this tool knows was found in {', '.join(inputs)}")
+    diag = Diagnosis(ranked.matches, facts, list(inputs), warnings)
     diag.oom_messages = _oom_messages(col.failures)
     return diag
 
@@ -120,9 +141,6 @@ def _input_warnings(stats: ReadStats) -> list[str]:
         out.append(f"{name}: reading stopped after {stats.bytes_read} bytes ({stats.damaged}); the rest was not read")
     if stats.long_lines:
         out.append(f"{name}: {stats.long_lines} line(s) longer than {MAX_LINE // 1024} KiB were cut to their start and end")
-    if stats.scanned:
-        mib = stats.bytes_read / (1 << 20)
-        out.append(f"{name} is large ({mib:,.0f} MiB): only the lines around errors and engine start-ups were read")
     return out
 
 

@@ -20,7 +20,6 @@ import re
 from dataclasses import dataclass, field
 
 from ..i18n import Text
-from .reader import Anchor
 
 # Scores: a message that names its cause, then that message refined by context, then the phase
 # read from a traceback, then the phase guessed from how far start-up got.
@@ -542,17 +541,3 @@ MRV2_ZERO = ">=0.18,<0.29"
 DEEPSEEK_V32_RE = re.compile(r"DeepseekV32|DeepSeek-V3\.2|deepseek-v3\.2|GlmMoeDsa", re.I)
 FRAGMENTATION_MIN = 512 << 20
 """Reserved-but-unallocated memory below this is too small to call fragmentation."""
-
-# --- scanning big logs -------------------------------------------------------------------------------
-SPARSE_ANCHORS: tuple[Anchor, ...] = (
-    Anchor(b"Traceback (most recent call last)", 256 << 10, 96 << 10),
-    Anchor(b"out of memory", 256 << 10, 48 << 10),
-)
-"""What a big log is searched for. vLLM reports every failure through a Python exception with
-its traceback (custom all-reduce's C++ ``invalid argument`` too, when the engine notices its
-worker died), and GPU OOMs say ``out of memory``; each window reaches far enough back to hold
-the start-up of an engine that failed while starting. The start
-of the file (``reader.HEAD``) is always read for the start-up facts. Searching costs one pass
-per anchor, so there are few and they are long (``bytes.find`` skips faster on long needles).
-What a big log cannot show this way: a restart in its middle that did not fail, and a host
-out-of-memory kill with no Python error near it."""
