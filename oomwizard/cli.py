@@ -11,12 +11,16 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import __version__
 from .exitcodes import Exit
-from .i18n import LANGS, detect_lang
+from .i18n import LANGS, detect_lang, ui
+
+if TYPE_CHECKING:
+    from .logs.model import Diagnosis
+    from .logs.reader import Progress
 
 NO_TTY_HINT = (
     "oomwizard: no interactive terminal here (stdin or stdout is not a TTY), so the wizard cannot "
@@ -69,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="log files (.gz allowed); - or nothing reads stdin")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     p.add_argument("--detect", action="store_true", help="also read this machine (GPUs, packages, environment)")
+    p.add_argument("--follow", action="store_true",
+                   help="keep reading the log as it grows (a file, or - for `kubectl logs -f` / `journalctl -f`) "
+                        "and diagnose when the engine dies; Ctrl+C diagnoses what was read")
     _add_common(p)
     _add_fact_inputs(p)
 
@@ -191,11 +198,17 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     files = args.files or ["-"]
     if files == ["-"] and sys.stdin.isatty():
         _err("reading the log from the terminal; paste it and press Ctrl+D (or pass a file name)")
+    if args.follow and len(files) != 1:
+        _err("--follow reads one log (a file or -)")
+        return Exit.USAGE
     try:
-        diag = diagnose_paths(files)
+        diag = _follow(files[0], lang) if args.follow else _read_logs(
+            files, lang, lambda progress: diagnose_paths(files, progress=progress), json_out=args.format == "json")
     except InputError as e:
         _err(str(e))
         return Exit.INPUT
+    except KeyboardInterrupt:
+        return Exit.CANCELLED
     facts = _machine_facts(args, args.detect)
     facts.update(diag.facts)
     facts.update(_overrides(args.overrides))
@@ -220,6 +233,33 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     for w in diag.warnings:
         _err(w)
     return Exit.OK if diag.matches else Exit.NO_MATCH
+
+
+T = TypeVar("T")
+
+
+def _read_logs(files: list[str], lang: str, read: Callable[[Progress | None], T], *, json_out: bool) -> T:
+    """Run ``read`` with a progress line on a terminal's stderr (never in JSON mode); Ctrl+C
+    clears the line, says what was being read and propagates."""
+    from .progress import ProgressLine
+
+    name = files[0] if len(files) == 1 else f"{len(files)} logs"
+    line = ProgressLine(name, lang, enabled=not json_out)
+    try:
+        return read(line)
+    except KeyboardInterrupt:
+        line.clear()
+        _err(ui("interrupted", lang, name=name))
+        raise
+    finally:
+        line.clear()
+
+
+def _follow(path: str, lang: str) -> Diagnosis:
+    from .logs.follow import follow
+    from .logs.reader import open_source
+
+    return follow(open_source(path), status=lambda key, fields: _err(ui(key, lang, **fields)))
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
@@ -274,10 +314,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return Exit.NOT_FOUND
     files = args.files or ["-"]
     try:
-        result = verify(leaf, files)
+        result = _read_logs(files, lang, lambda progress: verify(leaf, files, progress=progress),
+                            json_out=args.format == "json")
     except InputError as e:
         _err(str(e))
         return Exit.INPUT
+    except KeyboardInterrupt:
+        return Exit.CANCELLED
     if args.format == "json":
         json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")

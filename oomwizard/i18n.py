@@ -44,6 +44,16 @@ def detect_lang(explicit: str | None = None, environ: Mapping[str, str] | None =
 
 # Strings the program itself prints (the knowledge base carries its own translations).
 UI: dict[str, Text] = {
+    "progress.known": Text("reading {name}: {done} of {total} ({pct} %), about {left} s left",
+                           "正在读取 {name}：{done} / {total}（{pct} %），约剩 {left} 秒"),
+    "progress.unknown": Text("reading {name}: {done}", "正在读取 {name}：{done}"),
+    "follow.waiting": Text("following {name}: the diagnosis is printed when the engine dies (Ctrl+C to diagnose now)",
+                           "正在跟踪 {name}：引擎退出时打印诊断（按 Ctrl+C 立即诊断）"),
+    "follow.earlier": Text("{name} already holds {count} error(s), the last at line {line}; waiting for a new one",
+                           "{name} 中已有 {count} 个错误（最后一个在第 {line} 行）；正在等待新的错误"),
+    "follow.died": Text("the engine died ({where}); diagnosing what was read", "引擎已退出（{where}）；正在诊断已读取的内容"),
+    "follow.ended": Text("{name} ended; diagnosing what was read", "{name} 已结束；正在诊断已读取的内容"),
+    "interrupted": Text("interrupted while reading {name}", "读取 {name} 时被中断"),
     "verify.title": Text("Checking the fix", "检查修复结果"),
     "verify.ready": Text("The server finished starting ({where}).", "服务已完成启动（{where}）。"),
     "verify.not_ready": Text(

@@ -31,7 +31,7 @@ from typing import BinaryIO
 from .scan import Anchor, Scanner
 
 __all__ = ["ALL_LINES_LIMIT", "GAP", "MAX_LINE", "Anchor", "InputError", "ReadStats", "Scanner", "Source",
-           "open_source", "read_lines", "text_source"]
+           "decode_line", "open_source", "read_lines", "text_source"]
 
 BLOCK = 8 << 20
 """Bytes read at a time."""
@@ -339,7 +339,7 @@ def _shorten(raw: bytes, scanner: Scanner | None) -> bytes:
     return b" [...] ".join(parts)
 
 
-def _decode(raw: bytes, stats: ReadStats, scanner: Scanner | None = None) -> str | None:
+def decode_line(raw: bytes, stats: ReadStats, scanner: Scanner | None = None) -> str | None:
     """One physical line as text, or None when it is binary noise."""
     if len(raw) > MAX_LINE:
         stats.long_lines += 1
@@ -361,7 +361,7 @@ def _lines_of(chunk: bytes, first_line: int, stats: ReadStats,
     if parts and parts[-1] == b"":
         parts.pop()
     for raw in parts:
-        text = _decode(raw, stats, scanner)
+        text = decode_line(raw, stats, scanner)
         if text is not None:
             yield n, text
         n += 1
