@@ -62,7 +62,7 @@ def system_dirs(prefix: str, xy: str) -> list[str]:
     cands += [os.path.join(prefix, "lib", "python3", "dist-packages"), os.path.join(prefix, "lib", py, "dist-packages")]
     out: list[str] = []
     for c in cands:
-        if c not in out and os.path.isdir(c):
+        if os.path.isdir(c) and os.path.realpath(c) not in {os.path.realpath(o) for o in out}:
             out.append(c)
     return out
 

@@ -75,9 +75,11 @@ def read_cfg(path):
 
 def venv_site_dirs(venv, ver, libdirs):
     """The site-packages folders that exist in a venv, for ``ver`` (``python3.12``)."""
-    dirs = []
+    dirs, seen = [], set()
     for cand in [os.path.join(venv, d, ver, "site-packages") for d in libdirs] + [os.path.join(venv, "Lib", "site-packages")]:
-        if cand not in dirs and os.path.isdir(cand):
+        real = os.path.realpath(cand)
+        if real not in seen and os.path.isdir(cand):
+            seen.add(real)
             dirs.append(cand)
     return dirs
 
