@@ -175,18 +175,12 @@ def _machine_facts(args: argparse.Namespace, detect: bool) -> Any:
     from .facts.model import FactSet
 
     if getattr(args, "machine", None):
-        from .facts.machine import MachineReport
+        from .facts.saved import ReportError, load_report
 
         try:
-            with open(args.machine, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except (OSError, ValueError) as e:
-            _err(f"cannot read machine description {args.machine}: {e}")
-            raise SystemExit(Exit.INPUT) from None
-        try:
-            return MachineReport.from_json(data).facts
-        except ValueError as e:
-            _err(f"{args.machine}: {e}")
+            return load_report(args.machine).facts
+        except ReportError as e:
+            _err(str(e))
             raise SystemExit(Exit.INPUT) from None
     if detect:
         from .facts.machine import detect_machine
