@@ -50,7 +50,7 @@ def _add_fact_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--machine",
         metavar="FILE",
-        help="use a machine description saved with `oomwizard detect --format json` instead of this machine",
+        help="use a machine description saved with `oomwizard detect --format json` instead of this machine (a regular file of at most 16 MiB; impossible values exit 4)",
     )
     p.add_argument("--python", metavar="PATH", help=PYTHON_HELP)
 
