@@ -1,10 +1,11 @@
 """Read installed package versions from metadata files only, never by importing the packages.
 
-This file runs in two places: inside oomwizard (``find_packages(sys.path, ...)``) and, as its own
-source text, in *another* interpreter (``python -I -S -c <this file> '<json>'``), usually the
-venv that runs vLLM. It therefore uses the standard library alone and syntax that Python 3.8
-understands, and never imports a third-party module: importing torch takes seconds, and a
-package's import-time hooks are none of our business.
+This file runs in two places: inside oomwizard (``find_packages(sys.path, ...)``, and for other
+environments through :mod:`.envfiles`) and, as its own source text, in the interpreter the
+operator names with ``--python`` (``python -I -S -c <this file> '<json>'``). It therefore uses the
+standard library alone and syntax that Python 3.8 understands, and never imports a third-party
+module: importing torch takes seconds, and a package's import-time hooks are none of our business.
+Its readers take regular files only and a bounded head of each.
 
 Under ``-S`` the interpreter has not set up its site-packages (and has run no ``.pth`` hooks), so
 :func:`site_dirs` rebuilds that list the way ``site`` would, without executing anything.
