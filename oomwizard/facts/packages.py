@@ -128,7 +128,14 @@ def _probe_source() -> str:
 
 
 def start_probe(python: str, extra_paths: Sequence[str] = ()) -> subprocess.Popen[str] | str:
-    """Start the probe in ``python``; a string is the reason it could not start."""
+    """Start the probe in ``python``; a string is the reason it could not start (or was not:
+    :mod:`.trust` is asked again here, right before the start, whoever the caller is)."""
+    if os.path.lexists(python):
+        from .trust import unsafe_reason  # trust imports this module
+
+        problem = unsafe_reason(python)
+        if problem:
+            return f"not started: {problem}"
     request = json.dumps({"wanted": wanted_names(), "extra_paths": list(extra_paths)})
     try:
         return subprocess.Popen(
