@@ -31,6 +31,13 @@ NO_TTY_HINT = (
 )
 
 
+PYTHON_HELP = (
+    "the Python that runs vLLM (an interpreter, its venv folder or its vllm script). Detection "
+    "otherwise only reads files; this is the one program it starts, and only if it, its links and "
+    "their folders belong to you or root and are not writable by others (else exit 2)"
+)
+
+
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", choices=LANGS, help="language of the output (default: from LANG/LC_ALL)")
 
@@ -47,9 +54,9 @@ def _add_fact_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--machine",
         metavar="FILE",
-        help="use a machine description saved with `oomwizard detect --format json` instead of this machine",
+        help="use a machine description saved with `oomwizard detect --format json` instead of this machine (a regular file of at most 16 MiB; impossible values exit 4)",
     )
-    p.add_argument("--python", metavar="PATH", help="the Python interpreter that runs vLLM (another venv)")
+    p.add_argument("--python", metavar="PATH", help=PYTHON_HELP)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("detect", help="report GPUs, packages, allocator settings and running vLLM servers")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--python", metavar="PATH", help="also read the packages of this interpreter")
+    p.add_argument("--python", metavar="PATH", help=PYTHON_HELP)
     _add_common(p)
 
     p = sub.add_parser("show", help="print one leaf (by leaf id or scenario id)")
@@ -159,23 +166,28 @@ def _overrides(items: Sequence[str]) -> Any:
     return fs
 
 
+def _check_python(args: argparse.Namespace) -> None:
+    """``--python`` names the one program detection starts: refuse one others could have replaced."""
+    if getattr(args, "python", None):
+        from .facts.trust import check_python
+
+        _, err = check_python(args.python)
+        if err:
+            _err(err)
+            raise SystemExit(Exit.USAGE)
+
+
 def _machine_facts(args: argparse.Namespace, detect: bool) -> Any:
     """Facts from ``--machine FILE`` (a saved ``detect`` report) or from this machine."""
     from .facts.model import FactSet
 
     if getattr(args, "machine", None):
-        from .facts.machine import MachineReport
+        from .facts.saved import ReportError, load_report
 
         try:
-            with open(args.machine, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except (OSError, ValueError) as e:
-            _err(f"cannot read machine description {args.machine}: {e}")
-            raise SystemExit(Exit.INPUT) from None
-        try:
-            return MachineReport.from_json(data).facts
-        except ValueError as e:
-            _err(f"{args.machine}: {e}")
+            return load_report(args.machine).facts
+        except ReportError as e:
+            _err(str(e))
             raise SystemExit(Exit.INPUT) from None
     if detect:
         from .facts.machine import detect_machine
@@ -195,6 +207,8 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
 
     lang = detect_lang(args.lang)
     kb = _load_kb()
+    if args.detect and not args.machine:
+        _check_python(args)
     files = args.files or ["-"]
     if files == ["-"] and sys.stdin.isatty():
         _err("reading the log from the terminal; paste it and press Ctrl+D (or pass a file name)")
@@ -266,6 +280,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     from .facts.machine import detect_machine
     from .render.machine import machine_text
 
+    _check_python(args)
     report = detect_machine(python=args.python)
     if args.format == "json":
         json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=2)
@@ -365,6 +380,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 
 def run_interactive(args: argparse.Namespace) -> int:
+    _check_python(args)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NO_TTY_HINT, file=sys.stderr)
         return Exit.NO_TTY

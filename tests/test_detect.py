@@ -75,7 +75,12 @@ def test_busy_hgx_machine(tmp_path):
     assert f["gpu_mem_used_by_others_bytes"] == 30 * GIB
     # versions from the server's venv, found from its command line
     assert str(f["vllm_version"]) == "0.11.0" and f["torch_cuda"] == "12.8"
-    assert r.facts.get("vllm_version").source == f"pip metadata in {py} (vllm)"
+    # read from the venv's files, each version with the file it came from; nothing was started
+    site = py.parent.parent / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    assert r.facts.get("vllm_version").source == f"{site}/vllm-0.11.0.dist-info/METADATA (environment of {py})"
+    assert r.facts.get("torch_cuda").source == f"{site}/torch/version.py (environment of {py})"
+    assert r.facts.get("python_version").source == f"version in {py.parent.parent}/pyvenv.cfg"
+    assert r.data["packages"]["read"] == "files"
     assert r.data["packages"]["roles"] == ["runs vLLM (process 4242)"]
     # the command line, secrets redacted, becomes facts of kind "process"
     cmd = r.facts.get("serve_command")

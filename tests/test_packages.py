@@ -146,6 +146,16 @@ def test_probe_other_timeout(tmp_path):
     assert data is None and "did not answer within 0.3 s" in error
 
 
+def test_probe_other_refuses_an_interpreter_others_can_replace(tmp_path):
+    marker = tmp_path / "ran"
+    (tmp_path / "bin").mkdir()
+    py = _script(tmp_path / "bin" / "python", f"#!/bin/sh\ntouch {marker}\n")
+    (tmp_path / "bin").chmod(0o777)
+    data, error = probe_other(py)
+    assert data is None and error == f"not started: folder {tmp_path / 'bin'} is writable by other users (mode 777)"
+    assert not marker.exists()
+
+
 def test_probe_other_missing_and_not_executable(tmp_path):
     assert probe_other(str(tmp_path / "nope"))[1] == f"{tmp_path / 'nope'} does not exist"
     f = tmp_path / "plain"

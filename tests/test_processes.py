@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -282,6 +283,24 @@ def test_config_file_missing_is_reported(tmp_path):
     root = make_proc(tmp_path / "proc", [{"pid": 10, "argv": ["vllm", "serve", "m", "--config", "/nope.yaml"]}])
     s = find_servers(root)["servers"][0]
     assert "cannot read /nope.yaml" in s["config_file"]["error"]
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda f: os.mkfifo(f), "is not a regular file"),
+        (lambda f: f.symlink_to("/dev/zero"), "is not a regular file"),
+        (lambda f: f.write_text("a: 1\n" + "#" * (1024**2)), "is larger than 1 MiB"),
+        (lambda f: f.write_text("a: &x [1, 2]\nb: [*x, *x]\nmax-model-len: 8192\n"), "uses YAML aliases"),
+    ],
+)
+def test_a_config_file_that_could_stall_detection_is_not_read(tmp_path, make, words):
+    cfg = tmp_path / "serve.yaml"
+    make(cfg)
+    root = make_proc(tmp_path / "proc", [{"pid": 10, "argv": ["vllm", "serve", "m", "--config", str(cfg)]}])
+    s = find_servers(root)["servers"][0]
+    assert words in s["config_file"]["error"] and s["config_file"]["args"] is None
+    assert "max_model_len" not in s["settings"]
 
 
 def test_quiet_machine(tmp_path):

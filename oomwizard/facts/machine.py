@@ -5,8 +5,9 @@ nothing else. ``MachineReport.from_json`` runs the same function on a saved repo
 replayed on a laptop (``--machine``) yields exactly the facts it yielded on the GPU box.
 
 Detection is thread-safe (the TUI runs it in a worker): it keeps no module state, and NVML is
-serialised by a lock in :mod:`.gpu`. Another interpreter's packages are read in a subprocess
-started first, so its start-up overlaps the NVML and /proc reads.
+serialised by a lock in :mod:`.gpu`. Other interpreters' packages are read from their files
+(:mod:`.envfiles`); only the one named with ``--python`` is started, in a subprocess started
+first so its start-up overlaps the NVML and /proc reads.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from .. import __version__
 from .catalog import FactValueError, coerce
 from .env import collect_env, decide_alloc_conf
+from .envfiles import read_env
 from .gpu import default_proc_root, link_summary, map_visible, read_nvml
 from .host import read_host
 from .model import Fact, FactSet
@@ -39,8 +41,10 @@ from .packages import (
     start_probe,
     summarize,
     vllm_on_path,
+    wanted_names,
 )
 from .processes import find_servers
+from .trust import unsafe_reason
 
 SCHEMA = 1
 GIB = 1024**3
@@ -108,10 +112,11 @@ def detect_machine(
     t = lap("processes", t)
 
     interps, extra = _candidates(python, procs["servers"], env, notes)
+    # Only the interpreter the operator named is ever started; the others are read from files.
     started = {
-        i.path: start_probe(i.path, extra.get(i.path, ()))
+        i.path: start_probe(i.path, extra[i.path][0])
         for i in interps
-        if i.error is None and not same_env(i.path, sys.executable)
+        if i.error is None and "--python" in i.roles and not same_env(i.path, sys.executable)
     }
     t = lap("interpreters_started", t)
 
@@ -123,6 +128,9 @@ def detect_machine(
     for i in interps:
         if i.error is None and same_env(i.path, sys.executable):
             i.data = probe_current()
+        elif i.error is None and i.path not in started:
+            paths, home = extra[i.path]
+            i.data, i.error = read_env(i.path, wanted_names(), paths, home)
     t = lap("packages_here", t)
     for i in interps:
         if i.path in started:
@@ -163,32 +171,38 @@ def _candidates(
     python: str | None, servers: list[dict[str, Any]], env: Mapping[str, str], notes: list[dict[str, str]]
 ) -> tuple[list[Interpreter], dict[str, tuple[str, ...]]]:
     """Interpreters worth reading, most relevant first: ``--python``, running servers', the
-    ``vllm`` command on PATH, then this one."""
+    ``vllm`` command on PATH, then this one. ``extra`` maps each to its PYTHONPATH entries and the
+    home folder of its user (for the user site-packages)."""
     out: list[Interpreter] = []
-    extra: dict[str, tuple[str, ...]] = {}
+    extra: dict[str, tuple[tuple[str, ...], str | None]] = {}
 
-    def add(path: str, role: str, extra_paths: Iterable[str] = ()) -> None:
+    def add(path: str, role: str, extra_paths: Iterable[str] = (), home: str | None = None) -> None:
         for i in out:
             if i.error is None and same_env(i.path, path):
                 i.roles.append(role)
                 return
         out.append(Interpreter(path, [role]))
-        extra[path] = tuple(p for p in extra_paths if p)
+        extra[path] = (tuple(p for p in extra_paths if p), home)
 
     if python:
         path, err = interpreter_for(python)
+        problem = unsafe_reason(path) if path and not err else None
         if err or path is None:
             out.append(Interpreter(python, ["--python"], error=err))
             notes.append(note("python_missing", f"--python: {err}", f"--python：{err}", "problem"))
+        elif problem:
+            out.append(Interpreter(path, ["--python"], error=f"not started: {problem}"))
+            notes.append(note("python_refused", f"--python: not started: {problem}", f"--python：未启动：{problem}", "problem"))
         else:
             add(path, "--python", (env.get("PYTHONPATH") or "").split(os.pathsep))
     for s in servers:
         ip = (s.get("interpreter") or {}).get("path")
         if ip:
-            add(ip, f"runs vLLM (process {s['pid']})", ((s.get("env") or {}).get("PYTHONPATH") or "").split(os.pathsep))
+            senv = s.get("env") or {}
+            add(ip, f"runs vLLM (process {s['pid']})", (senv.get("PYTHONPATH") or "").split(os.pathsep), senv.get("HOME"))
     found = vllm_on_path(env.get("PATH"))
     if found:
-        add(found[1], f"runs `vllm` on PATH ({found[0]})", (env.get("PYTHONPATH") or "").split(os.pathsep))
+        add(found[1], f"runs `vllm` on PATH ({found[0]})", (env.get("PYTHONPATH") or "").split(os.pathsep), env.get("HOME"))
     add(sys.executable, "runs oomwizard")
     return out, extra
 
@@ -430,6 +444,7 @@ def _package_facts(data: Mapping[str, Any], out: list[Fact]) -> None:
         return
     versions = pk.get("versions") or {}
     src = f"pip metadata in {python}"
+    files = pk.get("files") or {}
     for fact, key in (
         ("vllm_version", "vllm"),
         ("torch_version", "torch"),
@@ -440,9 +455,10 @@ def _package_facts(data: Mapping[str, Any], out: list[Fact]) -> None:
         ("nccl_version", "nccl"),
     ):
         dist = (pk.get("distributions") or {}).get(key, key)
-        _add(out, fact, versions.get(key), f"{src} ({dist})")
-    _add(out, "torch_cuda", pk.get("torch_cuda"), f"torch/version.py of {python}")
-    _add(out, "python_version", pk.get("python_version"), f"{python} itself")
+        _add(out, fact, versions.get(key), f"{files[key]} (environment of {python})" if files.get(key) else f"{src} ({dist})")
+    tv_file = pk.get("torch_version_file")
+    _add(out, "torch_cuda", pk.get("torch_cuda"), f"{tv_file} (environment of {python})" if tv_file else f"torch/version.py of {python}")
+    _add(out, "python_version", pk.get("python_version"), pk.get("python_version_source") or f"{python} itself")
     platform = platform_of(data)
     if platform:
         basis = "torch build" if pk.get("torch_cuda") or pk.get("torch_hip") or versions.get("torch") else "NVML"

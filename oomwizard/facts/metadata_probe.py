@@ -1,10 +1,11 @@
 """Read installed package versions from metadata files only, never by importing the packages.
 
-This file runs in two places: inside oomwizard (``find_packages(sys.path, ...)``) and, as its own
-source text, in *another* interpreter (``python -I -S -c <this file> '<json>'``), usually the
-venv that runs vLLM. It therefore uses the standard library alone and syntax that Python 3.8
-understands, and never imports a third-party module: importing torch takes seconds, and a
-package's import-time hooks are none of our business.
+This file runs in two places: inside oomwizard (``find_packages(sys.path, ...)``, and for other
+environments through :mod:`.envfiles`) and, as its own source text, in the interpreter the
+operator names with ``--python`` (``python -I -S -c <this file> '<json>'``). It therefore uses the
+standard library alone and syntax that Python 3.8 understands, and never imports a third-party
+module: importing torch takes seconds, and a package's import-time hooks are none of our business.
+Its readers take regular files only and a bounded head of each.
 
 Under ``-S`` the interpreter has not set up its site-packages (and has run no ``.pth`` hooks), so
 :func:`site_dirs` rebuilds that list the way ``site`` would, without executing anything.
@@ -13,10 +14,40 @@ Under ``-S`` the interpreter has not set up its site-packages (and has run no ``
 import json
 import os
 import re
+import stat
 import sys
 
 _NORMALIZE_RE = re.compile(r"[-_.]+")
-_VERSION_PY_RE = re.compile(r"^(cuda|hip|xpu|git_version)\s*(?::[^=\n]*)?=\s*(?:(['\"])(.*?)\2|None)", re.M)
+_VERSION_PY_RE = re.compile(r"^(__version__|cuda|hip|xpu|git_version)\s*(?::[^=\n]*)?=\s*(?:(['\"])(.*?)\2|None)", re.M)
+HEAD_LIMIT = 65536
+
+
+def read_head(path, limit=HEAD_LIMIT):
+    """The first ``limit`` bytes of a regular file as text, or None.
+
+    Another user's environment may hold a FIFO or a link to /dev/zero where a METADATA file
+    should be: opening without blocking and refusing anything but a regular file keeps detection
+    from hanging or filling memory."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        left = limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 65536))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def normalize(name):
@@ -33,17 +64,25 @@ def venv_root(executable):
     return None
 
 
-def _read_cfg(path):
+def read_cfg(path):
+    """``pyvenv.cfg`` as ``{key: value}`` (keys lower-case); empty when unreadable."""
     out = {}
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                key, eq, value = line.partition("=")
-                if eq:
-                    out[key.strip().lower()] = value.strip()
-    except OSError:
-        pass
+    for line in (read_head(path) or "").splitlines():
+        key, eq, value = line.partition("=")
+        if eq:
+            out[key.strip().lower()] = value.strip()
     return out
+
+
+def venv_site_dirs(venv, ver, libdirs):
+    """The site-packages folders that exist in a venv, for ``ver`` (``python3.12``)."""
+    dirs, seen = [], set()
+    for cand in [os.path.join(venv, d, ver, "site-packages") for d in libdirs] + [os.path.join(venv, "Lib", "site-packages")]:
+        real = os.path.realpath(cand)
+        if real not in seen and os.path.isdir(cand):
+            seen.add(real)
+            dirs.append(cand)
+    return dirs
 
 
 def site_dirs(executable=None):
@@ -56,15 +95,12 @@ def site_dirs(executable=None):
     include_system = True
     dirs = []
     if venv:
-        cfg = _read_cfg(os.path.join(venv, "pyvenv.cfg"))
+        cfg = read_cfg(os.path.join(venv, "pyvenv.cfg"))
         include_system = cfg.get("include-system-site-packages", "false").lower() == "true"
         # Not site.getsitepackages(): Debian's patched copy answers dist-packages for any prefix
         # when it cannot tell it is in a venv, which it cannot under -S.
         ver = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-        libdirs = [getattr(sys, "platlibdir", "lib"), "lib"]
-        for cand in [os.path.join(venv, d, ver, "site-packages") for d in libdirs] + [os.path.join(venv, "Lib", "site-packages")]:
-            if cand not in dirs and os.path.isdir(cand):
-                dirs.append(cand)
+        dirs.extend(venv_site_dirs(venv, ver, [getattr(sys, "platlibdir", "lib"), "lib"]))
     if include_system:
         for p in (sys.base_prefix, sys.base_exec_prefix):
             if p not in prefixes:
@@ -95,12 +131,10 @@ def pth_paths(dirs):
         except OSError:
             continue
         for name in names:
-            try:
-                with open(os.path.join(d, name), encoding="utf-8", errors="replace") as fh:
-                    lines = fh.read().splitlines()
-            except OSError:
+            text = read_head(os.path.join(d, name))
+            if text is None:
                 continue
-            for line in lines:
+            for line in text.splitlines():
                 line = line.strip()
                 if not line or line.startswith(("#", "import ", "import\t")):
                     continue
@@ -122,21 +156,20 @@ def _dist_name(entry):
 
 
 def _read_version(path):
-    """Version from a ``*.dist-info``/``*.egg-info`` directory (or an egg-info file)."""
+    """``(version, file)`` from a ``*.dist-info``/``*.egg-info`` directory (or an egg-info file)."""
     candidates = [path]
     if os.path.isdir(path):
         candidates = [os.path.join(path, "METADATA"), os.path.join(path, "PKG-INFO")]
     for cand in candidates:
-        try:
-            with open(cand, encoding="utf-8", errors="replace") as fh:
-                for line in fh:
-                    if line.startswith("Version:"):
-                        return line.split(":", 1)[1].strip()
-                    if not line.strip():
-                        break
-        except OSError:
+        text = read_head(cand)
+        if text is None:
             continue
-    return None
+        for line in text.splitlines():
+            if line.startswith("Version:"):
+                return line.split(":", 1)[1].strip(), cand
+            if not line.strip():
+                break
+    return None, None
 
 
 def find_packages(paths, wanted):
@@ -166,14 +199,14 @@ def find_packages(paths, wanted):
             key = normalize(name)
             if key not in want:
                 continue
-            version = _read_version(os.path.join(p, entry))
+            version, source = _read_version(os.path.join(p, entry))
             if version is None:
                 continue
             if key in found:
                 if found[key]["location"] != p:
                     found[key]["also"].append({"version": version, "location": p})
                 continue
-            found[key] = {"version": version, "location": p, "dist": name, "also": []}
+            found[key] = {"version": version, "location": p, "dist": name, "also": [], "file": source}
     return found
 
 
@@ -182,10 +215,8 @@ def torch_build(location):
     if not location:
         return None
     path = os.path.join(location, "torch", "version.py")
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read(8192)
-    except OSError:
+    text = read_head(path, 8192)
+    if text is None:
         return None
     out = {"file": path}
     for m in _VERSION_PY_RE.finditer(text):

@@ -2,8 +2,9 @@
 
 vLLM often lives in another venv than oomwizard, so the versions that matter are those of the
 interpreter that *runs vLLM*. We read them for this interpreter in-process and for any other one
-by running it once with ``-I -S`` on :mod:`.metadata_probe` (no ``.pth`` hooks, no package
-imports, a timeout), and report every failure in words instead of a traceback.
+from its files (:mod:`.envfiles`). Only the interpreter the operator names with ``--python`` (and
+:mod:`.trust` accepts) is ever started: once, with ``-I -S`` on :mod:`.metadata_probe` (no
+``.pth`` hooks, no package imports, a timeout). Every failure is reported in words.
 """
 
 from __future__ import annotations
@@ -85,15 +86,20 @@ def summarize(raw: Mapping[str, Any]) -> dict[str, Any]:
                 break
     torch_hit = found.get("torch") or {}
     build = raw.get("torch_build") or {}
+    hits = {k: found.get(metadata_probe.normalize(dists[k])) or {} for k in dists}
     out: dict[str, Any] = {
+        "read": raw.get("read"),
         "python_version": raw.get("python_version"),
         "venv": raw.get("venv"),
         "versions": versions,
         "distributions": dists,
-        "locations": {k: (found.get(metadata_probe.normalize(dists[k])) or {}).get("location") for k in dists},
+        "locations": {k: h.get("location") for k, h in hits.items()},
+        "files": {k: h["file"] for k, h in hits.items() if h.get("file")},
         "torch_cuda": build.get("cuda"),
         "torch_hip": build.get("hip"),
     }
+    if raw.get("python_version_source"):
+        out["python_version_source"] = raw["python_version_source"]
     if torch_hit and build.get("file"):
         out["torch_version_file"] = build["file"]
     if shadowed:
@@ -108,7 +114,7 @@ def probe_current(paths: Sequence[str] | None = None) -> dict[str, Any]:
     """This interpreter's packages, from the live ``sys.path`` (the current directory left out)."""
     cwd = os.getcwd()
     use = [p for p in (sys.path if paths is None else paths) if p and os.path.abspath(p) != cwd]
-    return metadata_probe.probe(use, wanted_names())
+    return {**metadata_probe.probe(use, wanted_names()), "read": "this interpreter"}
 
 
 # --- another interpreter ------------------------------------------------------------------------
@@ -122,7 +128,14 @@ def _probe_source() -> str:
 
 
 def start_probe(python: str, extra_paths: Sequence[str] = ()) -> subprocess.Popen[str] | str:
-    """Start the probe in ``python``; a string is the reason it could not start."""
+    """Start the probe in ``python``; a string is the reason it could not start (or was not:
+    :mod:`.trust` is asked again here, right before the start, whoever the caller is)."""
+    if os.path.lexists(python):
+        from .trust import unsafe_reason  # trust imports this module
+
+        problem = unsafe_reason(python)
+        if problem:
+            return f"not started: {problem}"
     request = json.dumps({"wanted": wanted_names(), "extra_paths": list(extra_paths)})
     try:
         return subprocess.Popen(
@@ -168,6 +181,7 @@ def finish_probe(proc: subprocess.Popen[str] | str, python: str, timeout: float 
         return None, f"{python} printed something unexpected instead of the package list"
     if not isinstance(data, dict):
         return None, f"{python} printed something unexpected instead of the package list"
+    data["read"] = "ran"
     return data, None
 
 
@@ -190,14 +204,10 @@ def probe_other(python: str, extra_paths: Sequence[str] = (), timeout: float = P
 
 def read_shebang(script: str | Path) -> str | None:
     """The interpreter a script starts with (pip's ``/bin/sh`` trampoline for long paths too)."""
-    try:
-        with open(script, "rb") as fh:
-            head = fh.read(1024)
-    except OSError:
+    head = metadata_probe.read_head(str(script), 1024)  # a regular file only: a FIFO would hang us
+    if head is None or not head.startswith("#!"):
         return None
-    if not head.startswith(b"#!"):
-        return None
-    lines = head.decode("utf-8", "replace").splitlines()
+    lines = head.splitlines()
     first = lines[0][2:].strip()
     if not first:
         return None

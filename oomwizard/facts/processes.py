@@ -14,6 +14,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 
 from ..render.redact import REDACTED, SECRET_FLAGS, redact_argv, redact_text, secret_env_name
 from .env import collect_env
+from .metadata_probe import read_head
 from .packages import read_shebang
 
 SERVER_MODULES = {
@@ -58,6 +60,7 @@ _BOOL_WORDS = {"true": True, "false": False, "True": True, "False": False, "1": 
 _PY_RE = re.compile(r"^(python|pypy)[0-9.]*[a-z]?$")
 _NUMBER_RE = re.compile(r"^-?\d+(\.\d+)?$")
 _HUMAN_INT_RE = re.compile(r"^(\d+(?:\.\d+)?)([kKmMgGtT])$")
+CONFIG_LIMIT = 1024**2
 
 
 def is_python(arg0: str) -> bool:
@@ -368,13 +371,24 @@ def read_config_file(path: str, proc_root: Path, pid: int) -> tuple[dict[str, An
     """``--config FILE`` (YAML of engine arguments), resolved against the process's directory."""
     p = Path(path)
     full = p if p.is_absolute() else proc_root / str(pid) / "cwd" / p
+    # The file is another user's choice: a FIFO, a device or a huge file must not stall detection.
     try:
-        text = full.read_text(encoding="utf-8", errors="replace")
+        st = full.stat()
     except OSError as e:
         return None, f"cannot read {path}: {e.strerror or e}"
+    if not stat.S_ISREG(st.st_mode):
+        return None, f"{path} is not a regular file"
+    if st.st_size > CONFIG_LIMIT:
+        return None, f"{path} is larger than {CONFIG_LIMIT // 1024**2} MiB"
+    text = read_head(str(full), CONFIG_LIMIT)
+    if text is None:
+        return None, f"cannot read {path}"
     try:
         import yaml
 
+        # Aliases can multiply a small file into billions of values once it is walked.
+        if any(isinstance(ev, yaml.AliasEvent) for ev in yaml.parse(text, Loader=yaml.SafeLoader)):
+            return None, f"{path} uses YAML aliases (*name); engine arguments do not need them, so it was not read"
         data = yaml.safe_load(text)
     except Exception as e:
         return None, f"{path} is not valid YAML: {str(e).splitlines()[0] if str(e) else type(e).__name__}"

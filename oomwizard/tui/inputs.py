@@ -7,7 +7,6 @@ loading Textual. The functions that do the work (log diagnosis, NVML detection) 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,17 +96,12 @@ def _detect_machine(python: str | None) -> MachineResult:
 
 
 def _replay_machine(path: str) -> MachineResult:
-    from ..facts.machine import MachineReport
+    from ..facts.saved import ReportError, load_report
 
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError) as e:
-        raise InputProblem(f"cannot read machine description {path}: {e}") from None
-    if not isinstance(data, dict):
-        raise InputProblem(f"{path} is not a saved `oomwizard detect --format json` report")
-    try:
-        report = MachineReport.from_json(data)
+        report = load_report(path)
+    except ReportError as e:
+        raise InputProblem(str(e)) from None
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise InputProblem(f"{path} is not a saved `oomwizard detect --format json` report: {e}") from None
     return result_from_report(report, path)
