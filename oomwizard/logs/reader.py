@@ -482,7 +482,15 @@ def count_newlines(buf: bytes | bytearray, start: int, end: int) -> int:
             _NUMPY.append(numpy)
         np = _NUMPY[0]
         if np is not None:
-            return int(np.count_nonzero(np.frombuffer(buf, np.uint8, end - start, start) == 10))
+            if len(_NUMPY) == 1:
+                _NUMPY.append(np.empty(NUMPY_MIN, dtype=bool))  # reused: no block-sized temporaries
+            out = _NUMPY[1]
+            total = 0
+            for a in range(start, end, NUMPY_MIN):
+                k = min(NUMPY_MIN, end - a)
+                np.equal(np.frombuffer(buf, np.uint8, k, a), 10, out=out[:k])
+                total += int(np.count_nonzero(out[:k]))
+            return total
     return buf.count(b"\n", start, end)
 
 
