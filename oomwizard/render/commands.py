@@ -17,7 +17,8 @@ from ..i18n import Text, ui
 from ..kb.model import PLACEHOLDER_RE, Fix, Variant
 from ..versions import Version
 from .numbers import Resolved, resolve
-from .redact import redact_argv
+from .output import clean_text
+from .redact import SHELL_VARS, flag_name, redact_argv, secret_value_spans
 
 ALIASES = {
     "-tp": "--tensor-parallel-size",
@@ -140,8 +141,31 @@ class ServeCommand:
                 return
         self.argv.extend(new)
 
+    def secret_vars(self) -> list[str]:
+        """The shell variables :meth:`text` reads secret flag values from, in order."""
+        out: list[str] = []
+        for first, end, flag in secret_value_spans(self.argv):
+            out.extend(_secret_var(flag, n) for n in range(end - first))
+        out.extend(_secret_var(f, 0) for a in self.argv if (f := flag_name(a)) and "=" in a)
+        return list(dict.fromkeys(out))
+
     def text(self) -> str:
-        return " ".join(shlex.quote(a) for a in redact_argv(self.argv))
+        """The command to paste: secrets become ``"$VLLM_API_KEY"``-style references, never a value."""
+        words = [shlex.quote(a) for a in redact_argv(self.argv)]
+        for first, end, flag in secret_value_spans(self.argv):
+            for n, k in enumerate(range(first, end)):
+                words[k] = f'"${_secret_var(flag, n)}"'
+        for k, a in enumerate(self.argv):
+            flag = flag_name(a)
+            if flag and "=" in a:
+                words[k] = f'{a.partition("=")[0]}="${_secret_var(flag, 0)}"'
+        return " ".join(words)
+
+
+def _secret_var(flag: str, n: int) -> str:
+    """``--api-key`` -> ``VLLM_API_KEY``, its second value ``VLLM_API_KEY_2``; others by their name."""
+    base = SHELL_VARS.get(flag) or flag[2:].upper().replace("-", "_")
+    return base if n == 0 else f"{base}_{n + 1}"
 
 
 def _is_number(tok: str) -> bool:
@@ -220,11 +244,17 @@ def render_variant(variant: Variant, facts: FactSet, lang: str = "en") -> Render
     missing = [r.placeholder for r in used.values() if r.value is None]
     return RenderedVariant(
         versions=variant.versions.text,
-        script="\n".join(lines),
-        values=list(used.values()),
+        script=clean_text("\n".join(lines)),
+        values=[_clean_resolved(r) for r in used.values()],
         missing=missing,
         note=variant.note,
     )
+
+
+def _clean_resolved(r: Resolved) -> Resolved:
+    """Values and their reasons quote fact values and file names: clean them for every frontend."""
+    why = Text(clean_text(r.why.en), clean_text(r.why.zh)) if r.why is not None else None
+    return Resolved(r.name, clean_text(r.value) if r.value is not None else None, why, r.placeholder)
 
 
 def _server_line(variant: Variant, facts: FactSet, used: dict[str, Resolved], lang: str = "en") -> str:
@@ -235,7 +265,7 @@ def _server_line(variant: Variant, facts: FactSet, used: dict[str, Resolved], la
             cmd.remove(flag)
         for flag, value in variant.flags:
             cmd.set(flag, None if value is None else _fill(value, facts, used))
-        return _bare_placeholders(cmd.text())
+        return _secrets_note(cmd, lang) + _bare_placeholders(cmd.text())
     model = facts.value("model")
     argv = ["vllm", "serve", str(model) if model else "<MODEL>"]
     cmd = ServeCommand(argv)
@@ -246,6 +276,12 @@ def _server_line(variant: Variant, facts: FactSet, used: dict[str, Resolved], la
     if variant.remove_flags:
         note += ui("cmd.remove", lang, flags=" ".join(variant.remove_flags))
     return text + note
+
+
+def _secrets_note(cmd: ServeCommand, lang: str) -> str:
+    """A comment line before a command that reads secrets from the shell: export them first."""
+    names = cmd.secret_vars()
+    return "# " + ui("cmd.secret_vars", lang, names=" ".join(names)) + "\n" if names else ""
 
 
 def _bare_placeholders(text: str) -> str:

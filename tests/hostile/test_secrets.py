@@ -1,0 +1,288 @@
+"""No planted secret reaches any output: the CLI in every format, the TUI's save, copy and exit print.
+
+The secrets sit in the shell environment, in two running servers (argv, environ, ``--config``
+YAML) and in a log (the argument record, ``Namespace(...)``, JSON, URLs, headers, the OOM lines).
+Every output is searched for every secret by exact match.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from plant import SECRETS, cli, fake_proc, keys_only_log, leaks, secrets_log, shell_env
+
+from oomwizard.kb.loader import get_kb
+from oomwizard.launch import LaunchOptions
+from oomwizard.logs.diagnose import diagnose_paths
+from oomwizard.render.redact import redact_argv, redact_data, redact_env, redact_text
+
+KEY_REF = '"$VLLM_API_KEY"'
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("planted")
+    return {
+        "dir": d,
+        "proc": fake_proc(d / "proc"),
+        "log": secrets_log(d / "secrets.log"),
+        "minimal": secrets_log(d / "minimal.log", with_args=False),
+    }
+
+
+def _run(planted: dict[str, Path], *args: str) -> str:
+    env = {**shell_env(), "OOMWIZARD_PROC_ROOT": str(planted["proc"])}
+    r = cli(*args, env=env, cwd=planted["dir"])
+    assert b"Traceback" not in r.stderr, r.stderr.decode(errors="replace")
+    return (r.stdout + r.stderr).decode("utf-8", "replace")
+
+
+CASES = {
+    "detect text": ("detect",),
+    "detect json": ("detect", "--format", "json"),
+    "diagnose text": ("diagnose", "{log}"),
+    "diagnose markdown": ("diagnose", "{log}", "--format", "markdown"),
+    "diagnose json": ("diagnose", "{log}", "--format", "json"),
+    "diagnose --detect text": ("diagnose", "{log}", "--detect"),
+    "diagnose --detect json": ("diagnose", "{log}", "--detect", "--format", "json"),
+    "minimal --detect text": ("diagnose", "{minimal}", "--detect"),
+    "minimal --detect markdown": ("diagnose", "{minimal}", "--detect", "--format", "markdown"),
+    "minimal --detect json": ("diagnose", "{minimal}", "--detect", "--format", "json"),
+}
+
+
+@pytest.fixture(scope="module")
+def outputs(planted: dict[str, Path]) -> dict[str, str]:
+    out = {}
+    for name, args in CASES.items():
+        out[name] = _run(planted, *(a.format(log=planted["log"], minimal=planted["minimal"]) for a in args))
+    return out
+
+
+def test_the_plant_is_large_and_the_inputs_hold_it(planted: dict[str, Path]) -> None:
+    assert len(SECRETS) >= 50 and len(set(SECRETS.values())) == len(SECRETS)
+    held = planted["log"].read_text() + json.dumps(shell_env())
+    for pid in ("4100", "4300"):
+        held += (planted["proc"] / pid / "cmdline").read_text() + (planted["proc"] / pid / "environ").read_text()
+    held += (planted["proc"] / "cwd2" / "cfg.yaml").read_text()
+    assert set(leaks(held)) == set(SECRETS)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_no_secret_in_cli_output(outputs: dict[str, str], case: str) -> None:
+    assert leaks(outputs[case]) == {}
+
+
+def test_the_outputs_are_real(outputs: dict[str, str]) -> None:
+    """The searched outputs hold the servers and the fix, so a clean result means something."""
+    assert "org/m2" in outputs["detect text"] and "org/m1" in outputs["detect text"]
+    data = json.loads(outputs["diagnose json"])
+    assert data["matches"][0]["scenario"] == "sampler-warmup"
+    assert "vllm serve" in outputs["diagnose text"] and "vllm serve org/m2" in outputs["minimal --detect text"]
+
+
+@pytest.mark.parametrize("case", ["diagnose text", "diagnose markdown", "minimal --detect text"])
+def test_rewritten_commands_read_the_key_from_the_environment(outputs: dict[str, str], case: str) -> None:
+    text = outputs[case]
+    serve = [ln for ln in text.splitlines() if ln.strip().lstrip("$ ").startswith("vllm serve") and "--api-key" in ln]
+    assert serve, text
+    for ln in serve:
+        assert f"--api-key {KEY_REF} " in ln + " " and "<redacted>" not in ln.split("--api-key", 1)[1].split(" --", 1)[0]
+    assert "export VLLM_API_KEY" in text
+
+
+def test_several_keys_keep_their_count_as_several_variables(outputs: dict[str, str]) -> None:
+    serve = [ln for ln in outputs["minimal --detect text"].splitlines() if ln.strip().startswith("$ vllm serve org/m2")]
+    assert serve
+    assert all(f'--api-key {KEY_REF} "$VLLM_API_KEY_2" "$VLLM_API_KEY_3"' in ln for ln in serve), serve
+
+
+def test_json_commands_carry_the_reference(outputs: dict[str, str]) -> None:
+    data = json.loads(outputs["diagnose json"])
+    commands = [c["command"] for c in data["leaf"]["commands"] if "--api-key" in c["command"]]
+    assert commands and all(KEY_REF in c for c in commands)
+
+
+# --- the redactor itself ----------------------------------------------------------------------
+
+
+def test_every_value_of_a_multi_value_api_key_is_hidden() -> None:
+    argv = ["vllm", "serve", "m", "--api-key", "k1aaaa", "k2bbbb", "k3cccc", "--port", "8000", "--api_key=k4dddd"]
+    assert redact_argv(argv) == ["vllm", "serve", "m", "--api-key", "<redacted>", "<redacted>", "<redacted>", "--port", "8000", "--api_key=<redacted>"]
+
+
+def test_hf_token_without_a_value_stays_a_switch() -> None:
+    assert redact_argv(["vllm", "serve", "m", "--hf-token", "--port", "1"]) == ["vllm", "serve", "m", "--hf-token", "--port", "1"]
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("non-default args: {'api_key': ['AAAA1111', 'BBBB2222'], 'model': 'm'}", ("AAAA1111", "BBBB2222")),
+        ('{"api_key": ["AAAA1111", "BBBB2222"]}', ("AAAA1111", "BBBB2222")),
+        ("Namespace(api_key=['AAAA1111','BBBB2222'], hf_token='CCCC3333')", ("AAAA1111", "BBBB2222", "CCCC3333")),
+        ("api_key='AAAA1111' model='m'", ("AAAA1111",)),
+        ("see https://user:AAAA1111@host/x and postgres://u:BBBB2222@db", ("AAAA1111", "BBBB2222")),
+        ("Authorization: Bearer AAAA1111.x", ("AAAA1111",)),
+        ("failed token=AAAA1111, password=BBBB2222; secret=CCCC3333", ("AAAA1111", "BBBB2222", "CCCC3333")),
+        ("VLLM_S3_CREDS=AAAA1111 MY_DB_PASSWORD=BBBB2222 AZURE_CLIENT_SECRET=CCCC3333", ("AAAA1111", "BBBB2222", "CCCC3333")),
+        ("vllm serve m --api-key AAAA1111 BBBB2222 --port 8000", ("AAAA1111", "BBBB2222")),
+        ("AccountName=a;AccountKey=AAAA1111;", ("AAAA1111",)),
+    ],
+)
+def test_redact_text_forms(text: str, secret: tuple[str, ...]) -> None:
+    out = redact_text(text)
+    assert not [s for s in secret if s in out], out
+    assert "<redacted>" in out
+
+
+def test_prose_and_ordinary_flags_are_left_alone() -> None:
+    for text in (
+        "vllm serve m --max-num-batched-tokens 8192 --max-num-seqs 256",
+        "max_num_batched_tokens=8192, num_speculative_tokens=3, tokenizer='m', hf_token=None",
+        "Each token of the prompt uses KV cache; the key point is memory.",
+        'vllm serve m --api-key "$VLLM_API_KEY" --hf-token "$HF_TOKEN"',
+    ):
+        assert redact_text(text) == text
+
+
+def test_env_names_by_suffix() -> None:
+    env = {"HF_TOKEN": "a", "X_CREDS": "b", "X_CREDENTIALS": "c", "GOOGLE_API_KEY": "d", "AWS_SESSION_TOKEN": "e",
+           "CUDA_VISIBLE_DEVICES": "0,1", "VLLM_URL": "https://u:PW123456@h", "MAX_TOKENS": "5"}
+    out = redact_env(env)
+    assert [k for k, v in out.items() if v == "<redacted>"] == ["HF_TOKEN", "X_CREDS", "X_CREDENTIALS", "GOOGLE_API_KEY", "AWS_SESSION_TOKEN"]
+    assert out["VLLM_URL"] == "https://u:<redacted>@h" and out["MAX_TOKENS"] == "5"
+
+
+def test_redact_data_walks_json() -> None:
+    data = {"args": {"api_key": ["a1", "a2"], "max_num_seqs": 8}, "env": {"VLLM_API_KEY": "k"}, "detail": "hf_token='xyz123456'"}
+    assert redact_data(data) == {"args": {"api_key": ["<redacted>", "<redacted>"], "max_num_seqs": 8}, "env": {"VLLM_API_KEY": "<redacted>"}, "detail": "hf_token='<redacted>'"}
+
+
+def test_knowledge_base_text_is_untouched_by_redaction() -> None:
+    """The output boundary redacts the whole text, so it must never change the product's own words."""
+    kb = get_kb()
+    changed = []
+    for lang in ("en", "zh"):
+        for leaf in kb.leaves.values():
+            for text in (leaf.title(lang), leaf.conclusion(lang), leaf.root_cause(lang)):
+                if redact_text(text) != text:
+                    changed.append(text)
+            art = kb.article("leaves", leaf.id, lang)
+            if art and redact_text(art.body) != art.body:
+                changed.append(leaf.id + " article")
+    assert changed == []
+
+
+# --- the saved script runs with the operator's key, never with a placeholder --------------------
+
+
+def _leaf_script_for(log: Path) -> str:
+    from oomwizard.engine import Done, walk
+    from oomwizard.render.script import leaf_script
+
+    diag = diagnose_paths([str(log)])
+    kb = get_kb()
+    step = walk(kb, diag.facts, {}, auto_accept=True, use_unknown=True, lang="en")
+    assert isinstance(step, Done)
+    return leaf_script(step.leaf, step.facts, step.path, "en")
+
+
+def test_a_hidden_value_inside_another_flag_blocks_the_saved_fix(planted: dict[str, Path]) -> None:
+    """``--download-dir 'https://user:<redacted>@host'`` would run with the placeholder: refused."""
+    script = _leaf_script_for(planted["log"])
+    assert leaks(script) == {}
+    bodies = script.split("\nfix_")[1:]
+    serving = [b for b in bodies if "vllm serve" in b]
+    assert serving and all("return 2" in b and "<redacted>" in b for b in serving)
+
+
+def test_saved_script_passes_the_exported_key_and_refuses_without_it(tmp_path: Path) -> None:
+    script = _leaf_script_for(keys_only_log(tmp_path / "keys.log"))
+    assert leaks(script) == {}
+    target = tmp_path / "fix.sh"
+    target.write_text(script)
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = bindir / "vllm"
+    fake.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done > "$ARGS_OUT"\n')
+    fake.chmod(0o755)
+    # the first fix whose function runs a serve line
+    numbers = [i + 1 for i, body in enumerate(script.split("\nfix_")[1:]) if "vllm serve" in body and "return 2" not in body]
+    assert numbers, script
+    n = str(numbers[0])
+    args_out = tmp_path / "args.txt"
+    env = {"PATH": f"{bindir}:/usr/bin:/bin", "ARGS_OUT": str(args_out), "VLLM_API_KEY": "op-key-1", "VLLM_API_KEY_2": "op-key-2", "HF_TOKEN": "op-hf"}
+    r = subprocess.run(["sh", str(target), n], env=env, capture_output=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    words = args_out.read_text().splitlines()
+    i = words.index("--api-key")
+    assert words[i + 1 : i + 3] == ["op-key-1", "op-key-2"]
+    assert "<redacted>" not in words
+    args_out.unlink()
+    env.pop("VLLM_API_KEY_2")
+    r = subprocess.run(["sh", str(target), n], env=env, capture_output=True, timeout=30)
+    assert r.returncode != 0 and not args_out.exists()
+    assert b"VLLM_API_KEY_2" in r.stderr
+
+
+# --- the TUI: save, copy, the print on exit -------------------------------------------------------
+
+
+def test_tui_save_copy_and_exit_print_hold_no_secret(planted: dict[str, Path], tmp_path: Path) -> None:
+    from snapshot_apps.pilot import press, run_async, settle
+    from snapshot_apps.stand_ins import StandIns, no_gpu_machine
+    from textual.widgets import Input
+
+    from oomwizard.tui.app import Outcome, WizardApp, print_outcome
+    from oomwizard.tui.screens.leaf import LeafScreen
+    from oomwizard.tui.widgets.commands import FixCard
+
+    si = StandIns(machine=no_gpu_machine(), diagnosis=diagnose_paths([str(planted["log"])]))
+    app = WizardApp(LaunchOptions(logs=[str(planted["log"])]), kb=get_kb(), sources=si.sources(), environ={})
+    app.clipboard_runner = lambda text: True  # type: ignore[assignment]
+    texts: dict[str, str] = {}
+
+    async def walk() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            for _ in range(15):
+                if isinstance(app.screen, LeafScreen):
+                    break
+                await press(pilot, "enter")
+            assert isinstance(app.screen, LeafScreen)
+            cards = list(app.screen.query(FixCard))
+            texts["copy"] = "\n".join(c.copy_text for c in cards)
+            await press(pilot, "c")
+            texts["clipboard"] = app.clipboard
+            for ext in ("sh", "md", "txt"):
+                await press(pilot, "s")
+                app.screen.query_one(Input).value = str(tmp_path / f"fix.{ext}")
+                await press(pilot, "enter")
+            await press(pilot, "q")
+
+    run_async(walk)()
+    for ext in ("sh", "md", "txt"):
+        texts[ext] = (tmp_path / f"fix.{ext}").read_text()
+    outcome = app.return_value
+    assert isinstance(outcome, Outcome)
+    out, err = io.StringIO(), io.StringIO()
+    print_outcome(outcome, "en", out, err, width=100)
+    texts["exit print"] = out.getvalue() + err.getvalue()
+    assert "vllm serve" in texts["exit print"] and KEY_REF in texts["copy"]
+    assert {k: leaks(v) for k, v in texts.items() if leaks(v)} == {}
+
+
+def test_environment_names_from_the_clouds() -> None:
+    names = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AZURE_CLIENT_SECRET", "AZURE_STORAGE_CONNECTION_STRING",
+             "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "OPENAI_API_KEY", "VLLM_API_KEY"]
+    assert all(v == "<redacted>" for v in redact_env(dict.fromkeys(names, "x")).values())
