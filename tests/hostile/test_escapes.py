@@ -1,0 +1,269 @@
+"""No escape sequence, C1 control or invisible character from any input reaches any output raw.
+
+Payloads (OSC 52, OSC 0, OSC 8, CSI, DCS, C1 CSI/OSC, backspaces, CR, bidi overrides, zero-width)
+go into the log's lines and its model name, the log's file name, ``--set`` values, ``--machine``
+strings and a running server's argv and script path. Every output is read back as bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from plant import DEMO_LOG, cli, make_proc
+
+from oomwizard.kb.loader import get_kb
+from oomwizard.launch import LaunchOptions
+from oomwizard.logs.diagnose import diagnose_paths
+from oomwizard.render.safe_text import INVISIBLE, json_dumps, printable
+
+OSC52 = "\x1b]52;c;cm0gLXJmIH4vKgo=\x07"
+OSC0 = "\x1b]0;PWNED-TITLE\x07"
+PAYLOAD = (
+    OSC52 + OSC0 + "\x1b]8;;http://evil.invalid\x1b\\link\x1b]8;;\x1b\\" + "\x1b[2J\x1b[H\x1b[?1049h"
+    + "\x1bPq#0;2;0;0;0\x1b\\" + "\u009b2J" + "\u009d0;C1TITLE\u0007" + "SAFE\b\b\b\bEVIL" + "harmless\rEVIL"
+    + "\u202eLTR\u202c\u2066iso\u2069\u200bzw"
+)
+# One name that a file system accepts: no "/" and no NUL.
+EVIL_NAME = "evil\x1b]0;PWNED-TITLE\x07\x1b[2J\x1b[H\u009b31m\u202e.log"
+FORBIDDEN = re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f{INVISIBLE}]")
+
+
+def raw_controls(text: str) -> list[str]:
+    """Every forbidden character in an output (tab, newline and CR aside), as its code point."""
+    return sorted({f"U+{ord(c):04X}" for c in FORBIDDEN.findall(text)})
+
+
+def _hostile_log(path: Path) -> Path:
+    out = []
+    for line in DEMO_LOG.read_text(encoding="utf-8").splitlines():
+        # the log's own colour codes are removed by the reader; the payloads are what this tests
+        line = line.replace("meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Llama" + PAYLOAD + "-70B")
+        if "torch.OutOfMemoryError" in line:
+            line = line.replace("torch.OutOfMemoryError:", PAYLOAD + " torch.OutOfMemoryError:") + " " + PAYLOAD
+        out.append(line)
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return path
+
+
+def _proc(root: Path) -> Path:
+    script = root / ("e" + OSC0 + "\x1b[2J") / "vllm"
+    return make_proc(
+        root / "proc",
+        [{"pid": 4100, "argv": [str(script), "serve", "org/m" + PAYLOAD, "--max-num-seqs", "512", "--served-model-name", PAYLOAD],
+          "environ": {"PATH": "/nonexistent", "VLLM_LOGGING_PREFIX": PAYLOAD}}],
+    )
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("escapes")
+    log = _hostile_log(d / EVIL_NAME)
+    empty = d / ("empty" + OSC0 + ".log")
+    empty.write_text("")
+    return {"dir": d, "log": log, "empty": empty, "proc": _proc(d), "minimal": _minimal(d)}
+
+
+def _minimal(d: Path) -> Path:
+    text = "".join(ln + "\n" for ln in DEMO_LOG.read_text(encoding="utf-8").splitlines() if "non-default args" not in ln)
+    p = d / "minimal.log"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+CASES = {
+    "diagnose text": ("diagnose", "{log}"),
+    "diagnose markdown": ("diagnose", "{log}", "--format", "markdown"),
+    "diagnose json": ("diagnose", "{log}", "--format", "json"),
+    "diagnose zh": ("diagnose", "{log}", "--lang", "zh"),
+    "diagnose stdin": ("diagnose", "-"),
+    "diagnose missing and empty files": ("diagnose", "{log}.nope", "{empty}"),
+    "detect text": ("detect",),
+    "detect json": ("detect", "--format", "json"),
+    "diagnose --detect text": ("diagnose", "{minimal}", "--detect"),
+    "diagnose --detect json": ("diagnose", "{minimal}", "--detect", "--format", "json"),
+    "show --set text": ("show", "sampler-warmup", "--set", "model=m" + PAYLOAD, "--set", "gpu_name=G" + PAYLOAD),
+    "show --set markdown": ("show", "sampler-warmup", "--set", "model=m" + PAYLOAD, "--format", "markdown"),
+    "show --set json": ("show", "sampler-warmup", "--set", "model=m" + PAYLOAD, "--format", "json"),
+    "verify": ("verify", "sampler-warmup", "{log}"),
+}
+
+
+@pytest.fixture(scope="module")
+def outputs(inputs: dict[str, Path]) -> dict[str, tuple[str, str]]:
+    out = {}
+    env = {"OOMWIZARD_PROC_ROOT": str(inputs["proc"])}
+    for name, args in CASES.items():
+        argv = [a.format(**{k: str(v) for k, v in inputs.items()}) for a in args]
+        stdin = inputs["log"].read_bytes() if argv[-1] == "-" else None
+        r = subprocess.run(
+            [sys.executable, "-m", "oomwizard", *argv], input=stdin, capture_output=True, timeout=120,
+            env={**cli_env(), **env}, cwd=inputs["dir"],
+        )
+        assert b"Traceback" not in r.stderr, r.stderr.decode(errors="replace")
+        out[name] = (r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace"))
+    return out
+
+
+def cli_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "PYTHONPATH", "VIRTUAL_ENV", "LANG")}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_no_raw_control_in_cli_output(outputs: dict[str, tuple[str, str]], case: str) -> None:
+    stdout, stderr = outputs[case]
+    assert raw_controls(stdout) == [] and raw_controls(stderr) == []
+
+
+def test_the_payloads_reach_the_outputs(outputs: dict[str, tuple[str, str]]) -> None:
+    """The searched outputs do carry the hostile values (made visible), so clean means cleaned."""
+    text = outputs["diagnose text"][0]
+    assert "evil\\u202e.log" in text  # the file name, its escape sequences dropped, its bidi shown
+    assert any("vllm serve 'meta-llama/Llama" in ln and "\\u202e" in ln for ln in text.splitlines())
+    assert "\\u202e" in outputs["show --set text"][0]
+    assert "org/m" in outputs["detect text"][0]
+    assert "cannot read" in outputs["diagnose missing and empty files"][1]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.endswith("json")])
+def test_json_escapes_c1_and_bidi(outputs: dict[str, tuple[str, str]], case: str) -> None:
+    stdout = outputs[case][0]
+    data = json.loads(stdout)
+    assert data
+    if case.startswith("diagnose"):  # fact values keep their characters, escaped
+        assert "\\u009b" in stdout and "\\u202e" in stdout
+
+
+def test_an_unterminated_osc_hides_nothing_after_it() -> None:
+    line = "before \x1b]0;no terminator here\x9d and this too: Tried to allocate 501.00 MiB"
+    shown = printable(line)
+    assert "Tried to allocate 501.00 MiB" in shown and "\x1b" not in shown and "\x9d" not in shown
+
+
+def test_json_dumps_escapes_what_json_leaves_raw() -> None:
+    s = json_dumps({"k": "a\u009bb\u202ec\u2066d\U000e0041e\x7f", "zh": "显存不足"}, indent=None)
+    assert s == '{"k": "a\\u009bb\\u202ec\\u2066d\\udb40\\udc41e\\u007f", "zh": "显存不足"}'
+    assert json.loads(s)["k"] == "a\u009bb\u202ec\u2066d\U000e0041e\x7f"
+
+
+def test_machine_file_strings_are_escaped(inputs: dict[str, Path], outputs: dict[str, tuple[str, str]], tmp_path: Path) -> None:
+    machine = tmp_path / "m.json"
+    machine.write_text(outputs["detect json"][0])
+    data = json.loads(machine.read_text())
+    data.setdefault("gpus", [{}])
+    machine.write_text(json.dumps(data).replace("org/m", "org/m" + json.dumps(PAYLOAD)[1:-1], 1))
+    for fmt in ("text", "json"):
+        r = cli("diagnose", str(inputs["minimal"]), "--machine", str(machine), "--format", fmt)
+        assert b"Traceback" not in r.stderr
+        assert raw_controls(r.stdout.decode()) == [] and raw_controls(r.stderr.decode()) == []
+
+
+def test_exports_hold_no_raw_control(tmp_path: Path) -> None:
+    for fmt in ("markdown", "html"):
+        r = cli("export", "--format", fmt, "--output", str(tmp_path / fmt))
+        assert r.returncode == 0, r.stderr
+        for f in (tmp_path / fmt).rglob("*"):
+            if f.is_file():
+                assert raw_controls(f.read_text(encoding="utf-8")) == [], f
+    r = cli("export", "--format", "json")
+    assert raw_controls(r.stdout.decode()) == [] and json.loads(r.stdout)
+
+
+# --- the TUI and plain mode: the screen, the terminal stream, the exit print, save, copy ---------
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.written: list[str] = []
+
+    def write(self, data: str) -> None:
+        self.written.append(data)
+
+    def flush(self) -> None:
+        pass
+
+
+PAYLOAD_MARKS = ("\x1b]0;PWNED", "\x1b]52;c;cm0g", "\x1b]8;;http://evil", "\x1bPq", "\u009b", "\u009d", "\u202e", "\u2066", "\u200b", "\b")
+
+
+def test_tui_never_writes_a_payload_to_the_terminal(inputs: dict[str, Path], tmp_path: Path) -> None:
+    from snapshot_apps.pilot import press, run_async, screen_text, settle
+    from snapshot_apps.stand_ins import StandIns, no_gpu_machine
+    from textual.widgets import Input
+
+    from oomwizard.tui.app import Outcome, WizardApp, print_outcome
+    from oomwizard.tui.screens.leaf import LeafScreen
+    from oomwizard.tui.widgets.commands import FixCard
+
+    log = str(inputs["log"])
+    si = StandIns(machine=no_gpu_machine(), diagnosis=diagnose_paths([log]))
+    app = WizardApp(LaunchOptions(logs=[log]), kb=get_kb(), sources=si.sources(), environ={})
+    app.clipboard_runner = lambda text: True  # type: ignore[assignment]
+    screens: list[str] = []
+    recorder = Recorder()
+    texts: dict[str, str] = {}
+
+    async def walk() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            app._driver.write = recorder.write  # type: ignore[method-assign,union-attr]
+            await settle(pilot)
+            for _ in range(15):
+                screens.append(screen_text(app))
+                if isinstance(app.screen, LeafScreen):
+                    break
+                await press(pilot, "enter")
+            assert isinstance(app.screen, LeafScreen)
+            await press(pilot, "3")  # details: the path with the file names
+            screens.append(screen_text(app))
+            await press(pilot, "1")
+            texts["copy"] = "\n".join(c.copy_text for c in app.screen.query(FixCard))
+            for ext in ("sh", "md", "txt"):
+                await press(pilot, "s")
+                app.screen.query_one(Input).value = str(tmp_path / f"fix.{ext}")
+                await press(pilot, "enter")
+            await press(pilot, "q")
+
+    run_async(walk)()
+    terminal = "".join(recorder.written)
+    assert terminal and [m for m in PAYLOAD_MARKS if m in terminal] == []
+    assert [raw_controls(s) for s in screens if raw_controls(s)] == []
+    assert any("evil\\u202e.log" in s for s in screens)  # the file name is shown, made harmless
+    outcome = app.return_value
+    assert isinstance(outcome, Outcome)
+    out, err = io.StringIO(), io.StringIO()
+    print_outcome(outcome, "en", out, err, width=100)
+    texts["exit print"] = out.getvalue() + err.getvalue()
+    for ext in ("sh", "md", "txt"):
+        texts[ext] = (tmp_path / f"fix.{ext}").read_text()
+    assert "vllm serve 'meta-llama/Llama" in texts["exit print"]
+    assert {k: raw_controls(v) for k, v in texts.items() if raw_controls(v)} == {}
+
+
+def test_plain_mode_prints_no_payload(inputs: dict[str, Path]) -> None:
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+    from snapshot_apps.stand_ins import StandIns, no_gpu_machine
+
+    from oomwizard.plain import run_plain
+
+    log = str(inputs["log"])
+    si = StandIns(machine=no_gpu_machine(), diagnosis=diagnose_paths([log]))
+    out, err = io.StringIO(), io.StringIO()
+    with create_pipe_input() as inp:
+        inp.send_text("\r" * 12)
+        inp.close()
+        run_plain(LaunchOptions(logs=[log]), kb=get_kb(), sources=si.sources(),
+                  prompt_kwargs={"input": inp, "output": DummyOutput()}, numbered=True, out=out, err=err)
+    printed = out.getvalue() + err.getvalue()
+    assert "vllm serve 'meta-llama/Llama" in printed and "evil\\u202e.log" in printed
+    assert raw_controls(printed) == []
