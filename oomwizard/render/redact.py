@@ -47,7 +47,13 @@ def secret_name(name: str) -> bool:
     return n.endswith(_NAME_ENDINGS) or any(w in n for w in _NAME_INNER)
 
 
-secret_env_name = secret_name
+_ENV_ENDINGS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDS", "CREDENTIALS")
+
+
+def secret_env_name(name: str) -> bool:
+    """An environment variable holding a secret: :func:`secret_name`, or any name ending in KEY,
+    TOKEN, SECRET, PASSWORD, CREDS or CREDENTIALS (``SSHKEY``, ``NGC_CLI_APIKEY``)."""
+    return secret_name(name) or name.upper().endswith(_ENV_ENDINGS)
 
 _KEEP_VALUES = {"", "none", "null", "true", "false", "[]", "''", '""', REDACTED.lower()}
 _SHELL_REF_RE = re.compile(r"""^\\?["']?\$\{?[A-Za-z_][A-Za-z0-9_]*\}?\\?["']?$""")  # also inside JSON
@@ -201,7 +207,7 @@ def redact_argv(argv: list[str]) -> list[str]:
 
 
 def redact_env(env: dict[str, str]) -> dict[str, str]:
-    return {k: (REDACTED if secret_name(k) and not _kept(v) else redact_text(v)) for k, v in env.items()}
+    return {k: (REDACTED if secret_env_name(k) and not _kept(v) else redact_text(v)) for k, v in env.items()}
 
 
 def redact_data(data: Any) -> Any:

@@ -218,6 +218,56 @@ def keys_only_log(path: Path) -> Path:
     return path
 
 
+# --- escape payloads ----------------------------------------------------------------------------
+
+OSC52 = "\x1b]52;c;cm0gLXJmIH4vKgo=\x07"
+OSC0 = "\x1b]0;PWNED-TITLE\x07"
+PAYLOAD = (
+    OSC52 + OSC0 + "\x1b]8;;http://evil.invalid\x1b\\link\x1b]8;;\x1b\\" + "\x1b[2J\x1b[H\x1b[?1049h"
+    + "\x1bPq#0;2;0;0;0\x1b\\" + "\u009b2J" + "\u009d0;C1TITLE\u0007" + "SAFE\b\b\b\bEVIL" + "harmless\rEVIL"
+    + "\u202eLTR\u202c\u2066iso\u2069\u200bzw"
+)
+# What no output may hold raw: C0 but tab, newline and CR; DEL; C1; invisible format characters
+# (bidi controls, zero-width, BOM, tags); line and paragraph separators.
+FORBIDDEN = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064"
+    "\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0001\U000e0020-\U000e007f]"
+)
+# One name that a file system accepts: no "/" and no NUL.
+EVIL_NAME = "evil\x1b]0;PWNED-TITLE\x07\x1b[2J\x1b[H\u009b31m\u202e.log"
+
+
+def hostile_log(path: Path) -> Path:
+    """The demo log with the payloads in its model name and around its OOM message."""
+    out = []
+    for line in DEMO_LOG.read_text(encoding="utf-8").splitlines():
+        # the log's own colour codes are removed by the reader; the payloads are what this tests
+        line = line.replace("meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Llama" + PAYLOAD + "-70B")
+        if "torch.OutOfMemoryError" in line:
+            line = line.replace("torch.OutOfMemoryError:", PAYLOAD + " torch.OutOfMemoryError:") + " " + PAYLOAD
+        out.append(line)
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return path
+
+
+def hostile_proc(root: Path) -> Path:
+    """A server whose script path, model name and environment carry the payloads."""
+    script = root / ("e" + OSC0 + "\x1b[2J") / "vllm"
+    return make_proc(
+        root / "proc",
+        [{"pid": 4100, "argv": [str(script), "serve", "org/m" + PAYLOAD, "--max-num-seqs", "512", "--served-model-name", PAYLOAD],
+          "environ": {"PATH": "/nonexistent", "VLLM_LOGGING_PREFIX": PAYLOAD}}],
+    )
+
+
+def minimal_log(d: Path) -> Path:
+    """The demo log without its argument record: the command then comes from the process."""
+    text = "".join(ln + "\n" for ln in DEMO_LOG.read_text(encoding="utf-8").splitlines() if "non-default args" not in ln)
+    p = d / "minimal.log"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
 def leaks(text: str) -> dict[str, int]:
     """Occurrences of every planted secret, bounded by non-alphanumerics."""
     found = {}

@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,23 +19,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from plant import DEMO_LOG, cli, make_proc
+from plant import EVIL_NAME, FORBIDDEN, OSC0, PAYLOAD, cli, hostile_log, hostile_proc, minimal_log
 
 from oomwizard.kb.loader import get_kb
 from oomwizard.launch import LaunchOptions
 from oomwizard.logs.diagnose import diagnose_paths
-from oomwizard.render.safe_text import INVISIBLE, json_dumps, printable
-
-OSC52 = "\x1b]52;c;cm0gLXJmIH4vKgo=\x07"
-OSC0 = "\x1b]0;PWNED-TITLE\x07"
-PAYLOAD = (
-    OSC52 + OSC0 + "\x1b]8;;http://evil.invalid\x1b\\link\x1b]8;;\x1b\\" + "\x1b[2J\x1b[H\x1b[?1049h"
-    + "\x1bPq#0;2;0;0;0\x1b\\" + "\u009b2J" + "\u009d0;C1TITLE\u0007" + "SAFE\b\b\b\bEVIL" + "harmless\rEVIL"
-    + "\u202eLTR\u202c\u2066iso\u2069\u200bzw"
-)
-# One name that a file system accepts: no "/" and no NUL.
-EVIL_NAME = "evil\x1b]0;PWNED-TITLE\x07\x1b[2J\x1b[H\u009b31m\u202e.log"
-FORBIDDEN = re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f{INVISIBLE}]")
 
 
 def raw_controls(text: str) -> list[str]:
@@ -44,41 +31,13 @@ def raw_controls(text: str) -> list[str]:
     return sorted({f"U+{ord(c):04X}" for c in FORBIDDEN.findall(text)})
 
 
-def _hostile_log(path: Path) -> Path:
-    out = []
-    for line in DEMO_LOG.read_text(encoding="utf-8").splitlines():
-        # the log's own colour codes are removed by the reader; the payloads are what this tests
-        line = line.replace("meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Llama" + PAYLOAD + "-70B")
-        if "torch.OutOfMemoryError" in line:
-            line = line.replace("torch.OutOfMemoryError:", PAYLOAD + " torch.OutOfMemoryError:") + " " + PAYLOAD
-        out.append(line)
-    path.write_text("\n".join(out) + "\n", encoding="utf-8")
-    return path
-
-
-def _proc(root: Path) -> Path:
-    script = root / ("e" + OSC0 + "\x1b[2J") / "vllm"
-    return make_proc(
-        root / "proc",
-        [{"pid": 4100, "argv": [str(script), "serve", "org/m" + PAYLOAD, "--max-num-seqs", "512", "--served-model-name", PAYLOAD],
-          "environ": {"PATH": "/nonexistent", "VLLM_LOGGING_PREFIX": PAYLOAD}}],
-    )
-
-
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("escapes")
-    log = _hostile_log(d / EVIL_NAME)
+    log = hostile_log(d / EVIL_NAME)
     empty = d / ("empty" + OSC0 + ".log")
     empty.write_text("")
-    return {"dir": d, "log": log, "empty": empty, "proc": _proc(d), "minimal": _minimal(d)}
-
-
-def _minimal(d: Path) -> Path:
-    text = "".join(ln + "\n" for ln in DEMO_LOG.read_text(encoding="utf-8").splitlines() if "non-default args" not in ln)
-    p = d / "minimal.log"
-    p.write_text(text, encoding="utf-8")
-    return p
+    return {"dir": d, "log": log, "empty": empty, "proc": hostile_proc(d), "minimal": minimal_log(d)}
 
 
 CASES = {
@@ -144,18 +103,6 @@ def test_json_escapes_c1_and_bidi(outputs: dict[str, tuple[str, str]], case: str
         assert "\\u009b" in stdout and "\\u202e" in stdout
 
 
-def test_an_unterminated_osc_hides_nothing_after_it() -> None:
-    line = "before \x1b]0;no terminator here\x9d and this too: Tried to allocate 501.00 MiB"
-    shown = printable(line)
-    assert "Tried to allocate 501.00 MiB" in shown and "\x1b" not in shown and "\x9d" not in shown
-
-
-def test_json_dumps_escapes_what_json_leaves_raw() -> None:
-    s = json_dumps({"k": "a\u009bb\u202ec\u2066d\U000e0041e\x7f", "zh": "显存不足"}, indent=None)
-    assert s == '{"k": "a\\u009bb\\u202ec\\u2066d\\udb40\\udc41e\\u007f", "zh": "显存不足"}'
-    assert json.loads(s)["k"] == "a\u009bb\u202ec\u2066d\U000e0041e\x7f"
-
-
 def test_machine_file_strings_are_escaped(inputs: dict[str, Path], outputs: dict[str, tuple[str, str]], tmp_path: Path) -> None:
     machine = tmp_path / "m.json"
     machine.write_text(outputs["detect json"][0])
@@ -182,21 +129,7 @@ def test_exports_hold_no_raw_control(tmp_path: Path) -> None:
 # --- the TUI and plain mode: the screen, the terminal stream, the exit print, save, copy ---------
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.written: list[str] = []
-
-    def write(self, data: str) -> None:
-        self.written.append(data)
-
-    def flush(self) -> None:
-        pass
-
-
-PAYLOAD_MARKS = ("\x1b]0;PWNED", "\x1b]52;c;cm0g", "\x1b]8;;http://evil", "\x1bPq", "\u009b", "\u009d", "\u202e", "\u2066", "\u200b", "\b")
-
-
-def test_tui_never_writes_a_payload_to_the_terminal(inputs: dict[str, Path], tmp_path: Path) -> None:
+def test_tui_screens_and_files_hold_no_payload(inputs: dict[str, Path], tmp_path: Path) -> None:
     from snapshot_apps.pilot import press, run_async, screen_text, settle
     from snapshot_apps.stand_ins import StandIns, no_gpu_machine
     from textual.widgets import Input
@@ -210,12 +143,10 @@ def test_tui_never_writes_a_payload_to_the_terminal(inputs: dict[str, Path], tmp
     app = WizardApp(LaunchOptions(logs=[log]), kb=get_kb(), sources=si.sources(), environ={})
     app.clipboard_runner = lambda text: True  # type: ignore[assignment]
     screens: list[str] = []
-    recorder = Recorder()
     texts: dict[str, str] = {}
 
     async def walk() -> None:
         async with app.run_test(size=(100, 30)) as pilot:
-            app._driver.write = recorder.write  # type: ignore[method-assign,union-attr]
             await settle(pilot)
             for _ in range(15):
                 screens.append(screen_text(app))
@@ -234,8 +165,6 @@ def test_tui_never_writes_a_payload_to_the_terminal(inputs: dict[str, Path], tmp
             await press(pilot, "q")
 
     run_async(walk)()
-    terminal = "".join(recorder.written)
-    assert terminal and [m for m in PAYLOAD_MARKS if m in terminal] == []
     assert [raw_controls(s) for s in screens if raw_controls(s)] == []
     assert any("evil\\u202e.log" in s for s in screens)  # the file name is shown, made harmless
     outcome = app.return_value
