@@ -16,8 +16,9 @@ REDACTED = "<redacted>"
 
 SECRET_FLAGS: dict[str, str] = {
     # flag -> how many values argparse gives it: "+" one or more, "?" optional, "1" exactly one.
-    # vLLM's --api-key takes several keys (``api_key: list[str]``, nargs "+"); --hf-token may be
-    # given alone (nargs "?", then the cached login is used).
+    # vLLM's --api-key takes several keys since 0.10.1 (``api_key: list[str]``, nargs "+"; one
+    # before); --hf-token may be given alone (nargs "?", then the cached login is used). Every
+    # word after --api-key up to the next option is hidden, whichever release wrote it.
     "--api-key": "+",
     "--hf-token": "?",
     "--ssl-keyfile-password": "1",
@@ -26,8 +27,9 @@ SECRET_FLAGS: dict[str, str] = {
     "--secret": "1",
 }
 SHELL_VARS = {"--api-key": "VLLM_API_KEY", "--hf-token": "HF_TOKEN"}
-"""The variable a rewritten command reads a secret flag's value from (vLLM reads VLLM_API_KEY
-itself when --api-key is absent; the hub client reads HF_TOKEN)."""
+"""The variable a rewritten command reads a secret flag's value from: VLLM_API_KEY is the one vLLM
+itself falls back to without --api-key, HF_TOKEN the Hugging Face hub's own. Other secret flags
+read a variable named after the flag (``--ssl-keyfile-password`` -> ``SSL_KEYFILE_PASSWORD``)."""
 
 # A name is secret when, lower-cased with "-" as "_", it ends with one of these or contains one of
 # the inner words. "key" and "pass" alone are too common to count; "token" alone is a secret.
@@ -221,6 +223,8 @@ def redact_data(data: Any) -> Any:
                 out[k] = redact_data(v)
         return out
     if isinstance(data, (list, tuple)):
+        if all(isinstance(v, str) for v in data) and any(flag_name(v) for v in data):
+            return redact_argv(list(data))  # an argv: ["--api-key", "k1", "k2"]
         return [redact_data(v) for v in data]
     if isinstance(data, str):
         return redact_text(data)
