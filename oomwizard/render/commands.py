@@ -18,7 +18,7 @@ from ..kb.model import PLACEHOLDER_RE, Fix, Variant
 from ..versions import Version
 from .numbers import Resolved, resolve
 from .output import clean_text
-from .redact import SHELL_VARS, flag_name, redact_argv, secret_value_spans
+from .redact import REDACTED, SHELL_VARS, flag_name, redact_argv, secret_value_spans
 
 ALIASES = {
     "-tp": "--tensor-parallel-size",
@@ -142,24 +142,45 @@ class ServeCommand:
         self.argv.extend(new)
 
     def secret_vars(self) -> list[str]:
-        """The shell variables :meth:`text` reads secret flag values from, in order."""
-        out: list[str] = []
-        for first, end, flag in secret_value_spans(self.argv):
-            out.extend(_secret_var(flag, n) for n in range(end - first))
-        out.extend(_secret_var(f, 0) for a in self.argv if (f := flag_name(a)) and "=" in a)
-        return list(dict.fromkeys(out))
+        """The shell variables :meth:`text` reads hidden values from, in order."""
+        return self._render()[1]
 
     def text(self) -> str:
         """The command to paste: secrets become ``"$VLLM_API_KEY"``-style references, never a value."""
-        words = [shlex.quote(a) for a in redact_argv(self.argv)]
+        return " ".join(self._render()[0])
+
+    def _render(self) -> tuple[list[str], list[str]]:
+        """Shell words and the variables they read. A secret flag's values become ``"$VLLM_API_KEY"``
+        (``"$VLLM_API_KEY_2"`` …); a secret hidden inside another value (a URL's password, a JSON
+        field) becomes ``${DOWNLOAD_DIR_SECRET}`` inside that value, so no placeholder is ever run."""
+        redacted = redact_argv(self.argv)
+        words = [shlex.quote(a) for a in redacted]
+        names: list[str] = []
         for first, end, flag in secret_value_spans(self.argv):
             for n, k in enumerate(range(first, end)):
-                words[k] = f'"${_secret_var(flag, n)}"'
+                names.append(_secret_var(flag, n))
+                words[k] = f'"${names[-1]}"'
         for k, a in enumerate(self.argv):
             flag = flag_name(a)
             if flag and "=" in a:
-                words[k] = f'{a.partition("=")[0]}="${_secret_var(flag, 0)}"'
-        return " ".join(words)
+                names.append(_secret_var(flag, 0))
+                words[k] = f'{a.partition("=")[0]}="${names[-1]}"'
+            elif REDACTED in redacted[k] and not words[k].startswith('"$'):
+                head, eq, _ = a.partition("=")
+                owner = head if a.startswith("--") and eq else self.argv[k - 1] if k and self.argv[k - 1].startswith("--") else "--value"
+                pieces = redacted[k].split(REDACTED)
+                base = canonical(owner)[2:].upper().replace("-", "_").replace(".", "_") + "_SECRET"
+                out = _dq(pieces[0])
+                for n, piece in enumerate(pieces[1:]):
+                    names.append(base if n == 0 else f"{base}_{n + 1}")
+                    out += "${" + names[-1] + "}" + _dq(piece)
+                words[k] = f'"{out}"'
+        return words, list(dict.fromkeys(names))
+
+
+def _dq(text: str) -> str:
+    """``text`` for the inside of a double-quoted shell word."""
+    return re.sub(r'([\\"$`])', r"\\\1", text)
 
 
 def _secret_var(flag: str, n: int) -> str:

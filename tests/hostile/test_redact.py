@@ -88,3 +88,22 @@ def test_environment_names_from_the_clouds() -> None:
     names = ["AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AZURE_CLIENT_SECRET", "AZURE_STORAGE_CONNECTION_STRING",
              "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "OPENAI_API_KEY", "VLLM_API_KEY"]
     assert all(v == "<redacted>" for v in redact_env(dict.fromkeys(names, "x")).values())
+
+
+def test_a_rewritten_command_reads_every_hidden_value_back_from_the_shell() -> None:
+    """The words a shell makes of the rewritten command are the operator's own, from variables."""
+    import subprocess
+
+    from oomwizard.render.commands import ServeCommand
+
+    cmd = ServeCommand([
+        "vllm", "serve", "m", "--api-key", "k-one-1234", "k-two-5678", "--download-dir", "https://u:pw-9876@h/x",
+        "--model-loader-extra-config", '{"hf_token": "hf-tok-5555", "d": "$x`y\\\\"}', "--hf_token=hf-eq-4444",
+    ])
+    text = cmd.text()
+    assert not [s for s in ("k-one-1234", "k-two-5678", "pw-9876", "hf-tok-5555", "hf-eq-4444") if s in text]
+    assert cmd.secret_vars() == ["VLLM_API_KEY", "VLLM_API_KEY_2", "DOWNLOAD_DIR_SECRET", "MODEL_LOADER_EXTRA_CONFIG_SECRET", "HF_TOKEN"]
+    env = {"PATH": "/usr/bin:/bin", "VLLM_API_KEY": "A", "VLLM_API_KEY_2": "B", "HF_TOKEN": "H", "DOWNLOAD_DIR_SECRET": "P", "MODEL_LOADER_EXTRA_CONFIG_SECRET": "T"}
+    words = subprocess.run(["sh", "-c", 'printf "%s\\n" ' + text], env=env, capture_output=True, text=True, timeout=30).stdout.splitlines()
+    assert words == ["vllm", "serve", "m", "--api-key", "A", "B", "--download-dir", "https://u:P@h/x",
+                     "--model-loader-extra-config", '{"hf_token": "T", "d": "$x`y\\\\"}', "--hf_token=H"]

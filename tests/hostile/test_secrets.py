@@ -125,42 +125,59 @@ def _leaf_script_for(log: Path) -> str:
     return leaf_script(step.leaf, step.facts, step.path, "en")
 
 
-def test_a_hidden_value_inside_another_flag_blocks_the_saved_fix(planted: dict[str, Path]) -> None:
-    """``--download-dir 'https://user:<redacted>@host'`` would run with the placeholder: refused."""
-    script = _leaf_script_for(planted["log"])
-    assert leaks(script) == {}
-    bodies = script.split("\nfix_")[1:]
-    serving = [b for b in bodies if "vllm serve" in b]
-    assert serving and all("return 2" in b and "<redacted>" in b for b in serving)
-
-
-def test_saved_script_passes_the_exported_key_and_refuses_without_it(tmp_path: Path) -> None:
-    script = _leaf_script_for(keys_only_log(tmp_path / "keys.log"))
-    assert leaks(script) == {}
-    target = tmp_path / "fix.sh"
-    target.write_text(script)
+def _fake_vllm(tmp_path: Path) -> Path:
+    """A ``vllm`` on PATH that writes the words it was given, one a line, to ``$ARGS_OUT``."""
     bindir = tmp_path / "bin"
     bindir.mkdir()
     fake = bindir / "vllm"
     fake.write_text('#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done > "$ARGS_OUT"\n')
     fake.chmod(0o755)
-    # the first fix whose function runs a serve line
+    return bindir
+
+
+def _runnable_fix(script: str) -> str:
+    """The number of the first fix that runs a serve line without asking for an edit first."""
     numbers = [i + 1 for i, body in enumerate(script.split("\nfix_")[1:]) if "vllm serve" in body and "return 2" not in body]
     assert numbers, script
-    n = str(numbers[0])
+    return str(numbers[0])
+
+
+def test_saved_script_passes_the_exported_key_and_refuses_without_it(tmp_path: Path) -> None:
+    script = _leaf_script_for(keys_only_log(tmp_path / "keys.log"))
+    assert leaks(script) == {} and "<redacted>" not in script
+    target = tmp_path / "fix.sh"
+    target.write_text(script)
+    n = _runnable_fix(script)
     args_out = tmp_path / "args.txt"
-    env = {"PATH": f"{bindir}:/usr/bin:/bin", "ARGS_OUT": str(args_out), "VLLM_API_KEY": "op-key-1", "VLLM_API_KEY_2": "op-key-2", "HF_TOKEN": "op-hf"}
+    env = {"PATH": f"{_fake_vllm(tmp_path)}:/usr/bin:/bin", "ARGS_OUT": str(args_out), "VLLM_API_KEY": "op-key-1", "VLLM_API_KEY_2": "op-key-2", "HF_TOKEN": "op-hf"}
     r = subprocess.run(["sh", str(target), n], env=env, capture_output=True, timeout=30)
     assert r.returncode == 0, r.stderr
     words = args_out.read_text().splitlines()
     i = words.index("--api-key")
     assert words[i + 1 : i + 3] == ["op-key-1", "op-key-2"]
-    assert "<redacted>" not in words
+    assert words[words.index("--hf-token") + 1] == "op-hf"
     args_out.unlink()
     env.pop("VLLM_API_KEY_2")
     r = subprocess.run(["sh", str(target), n], env=env, capture_output=True, timeout=30)
     assert r.returncode != 0 and not args_out.exists()
     assert b"VLLM_API_KEY_2" in r.stderr
+
+
+def test_a_secret_inside_another_value_is_read_from_the_shell_too(planted: dict[str, Path], tmp_path: Path) -> None:
+    """``--download-dir https://user:PASS@host``: the password comes back from a variable, so
+    neither the secret nor a placeholder ever runs."""
+    script = _leaf_script_for(planted["log"])
+    assert leaks(script) == {} and "<redacted>" not in script
+    assert "export VLLM_API_KEY VLLM_API_KEY_2 HF_TOKEN SSL_KEYFILE_PASSWORD DOWNLOAD_DIR_SECRET" in script
+    target = tmp_path / "fix.sh"
+    target.write_text(script)
+    args_out = tmp_path / "args.txt"
+    env = {"PATH": f"{_fake_vllm(tmp_path)}:/usr/bin:/bin", "ARGS_OUT": str(args_out), "VLLM_API_KEY": "k1", "VLLM_API_KEY_2": "k2",
+           "HF_TOKEN": "h", "SSL_KEYFILE_PASSWORD": "s", "DOWNLOAD_DIR_SECRET": "op-pass"}
+    r = subprocess.run(["sh", str(target), _runnable_fix(script)], env=env, capture_output=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    words = args_out.read_text().splitlines()
+    assert words[words.index("--download-dir") + 1] == "https://loguser:op-pass@host.internal/x"
 
 
 # --- the TUI: save, copy, the print on exit -------------------------------------------------------
