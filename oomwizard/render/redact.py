@@ -57,6 +57,7 @@ def secret_env_name(name: str) -> bool:
     TOKEN, SECRET, PASSWORD, CREDS or CREDENTIALS (``SSHKEY``, ``NGC_CLI_APIKEY``)."""
     return secret_name(name) or name.upper().endswith(_ENV_ENDINGS)
 
+
 _KEEP_VALUES = {"", "none", "null", "true", "false", "[]", "''", '""', REDACTED.lower()}
 _SHELL_REF_RE = re.compile(r"""^\\?["']?\$\{?[A-Za-z_][A-Za-z0-9_]*\}?\\?["']?$""")  # also inside JSON
 
@@ -94,8 +95,6 @@ _KEY_RE = re.compile(
     r"""(?<![\w-])(?P<q>['"]?)(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P=q)(?P<sep>[ \t]*(?:=|:(?!//))[ \t]*)"""
 )
 _VAL_RE = re.compile(r"""\[[^\]]*\]|'[^']*'|"[^"]*"|[^\s,;)}\]'"]+""")
-
-
 _BARE_COLON = {"password", "passwd", "secret"}
 
 
