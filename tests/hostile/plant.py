@@ -94,8 +94,20 @@ SECRETS: dict[str, str] = {
     "oom_secret": "OomSecret17MN",
     "sampler_api_key": "SamplerApiKey18OP",
     "sampler_sk": _sk("SamplerSk"),
+    # the command line of oomwizard itself (--set serve_command=...)
+    "set_key_one": "SetKeyOne19QR",
+    "set_key_two": "SetKeyTwo20ST",
+    "set_url_pass": "SetUrlPass21UV",
 }
 S = SECRETS
+
+
+def set_command() -> str:
+    """A ``--set serve_command=…`` value as an operator would paste it."""
+    return (
+        f"serve_command=vllm serve org/m3 --api-key {S['set_key_one']} {S['set_key_two']} "
+        f"--download-dir https://setuser:{S['set_url_pass']}@host.internal/x --max-num-seqs 256"
+    )
 
 
 def shell_env() -> dict[str, str]:

@@ -18,7 +18,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from plant import SECRETS, cli, fake_proc, keys_only_log, leaks, secrets_log, shell_env
+from plant import SECRETS, cli, fake_proc, keys_only_log, leaks, secrets_log, set_command, shell_env
 
 from oomwizard.kb.loader import get_kb
 from oomwizard.launch import LaunchOptions
@@ -56,6 +56,9 @@ CASES = {
     "minimal --detect text": ("diagnose", "{minimal}", "--detect"),
     "minimal --detect markdown": ("diagnose", "{minimal}", "--detect", "--format", "markdown"),
     "minimal --detect json": ("diagnose", "{minimal}", "--detect", "--format", "json"),
+    "--set text": ("diagnose", "{minimal}", "--set", "{set}"),
+    "--set json": ("diagnose", "{minimal}", "--set", "{set}", "--format", "json"),
+    "show --set markdown": ("show", "sampler-warmup", "--set", "{set}", "--format", "markdown"),
 }
 
 
@@ -63,7 +66,7 @@ CASES = {
 def outputs(planted: dict[str, Path]) -> dict[str, str]:
     out = {}
     for name, args in CASES.items():
-        out[name] = _run(planted, *(a.format(log=planted["log"], minimal=planted["minimal"]) for a in args))
+        out[name] = _run(planted, *(a.format(log=planted["log"], minimal=planted["minimal"], set=set_command()) for a in args))
     return out
 
 
@@ -72,7 +75,7 @@ def test_the_plant_is_large_and_the_inputs_hold_it(planted: dict[str, Path]) -> 
     held = planted["log"].read_text() + json.dumps(shell_env())
     for pid in ("4100", "4300"):
         held += (planted["proc"] / pid / "cmdline").read_text() + (planted["proc"] / pid / "environ").read_text()
-    held += (planted["proc"] / "cwd2" / "cfg.yaml").read_text()
+    held += (planted["proc"] / "cwd2" / "cfg.yaml").read_text() + set_command()
     assert set(leaks(held)) == set(SECRETS)
 
 
@@ -89,7 +92,7 @@ def test_the_outputs_are_real(outputs: dict[str, str]) -> None:
     assert "vllm serve" in outputs["diagnose text"] and "vllm serve org/m2" in outputs["minimal --detect text"]
 
 
-@pytest.mark.parametrize("case", ["diagnose text", "diagnose markdown", "minimal --detect text"])
+@pytest.mark.parametrize("case", ["diagnose text", "diagnose markdown", "minimal --detect text", "--set text", "show --set markdown"])
 def test_rewritten_commands_read_the_key_from_the_environment(outputs: dict[str, str], case: str) -> None:
     text = outputs[case]
     serve = [ln for ln in text.splitlines() if ln.strip().lstrip("$ ").startswith("vllm serve") and "--api-key" in ln]
