@@ -125,6 +125,12 @@ def _text_width() -> int:
     return max(60, min(100, shutil.get_terminal_size((88, 24)).columns - 1))
 
 
+def _json(data: Any) -> None:
+    from .render.output import clean_json
+
+    sys.stdout.write(clean_json(data) + "\n")
+
+
 def _err(msg: str) -> None:
     print(f"oomwizard: {msg}", file=sys.stderr)
 
@@ -234,8 +240,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         out = diag.to_json()
         out["facts"] = facts.to_json()
         out["leaf"] = leaf_json(result.leaf, result.facts, result.path) if result else None
-        json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        _json(out)
     elif args.format == "markdown":
         sys.stdout.write(diagnosis_markdown(diag, lang))
         if result:
@@ -283,8 +288,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
     _check_python(args)
     report = detect_machine(python=args.python)
     if args.format == "json":
-        json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        _json(report.to_json())
     else:
         sys.stdout.write(machine_text(report, detect_lang(args.lang)))
     return Exit.OK
@@ -306,8 +310,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         facts = _machine_facts(args, False)
         facts.update(_overrides(args.overrides))
     if args.format == "json":
-        json.dump(leaf_json(leaf, facts), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        _json(leaf_json(leaf, facts))
     elif args.format == "markdown":
         art = kb.article("leaves", leaf.id, lang)
         sys.stdout.write(leaf_markdown(leaf, facts, None, lang, article=art.body if art else None))
@@ -337,8 +340,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return Exit.CANCELLED
     if args.format == "json":
-        json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        _json(result.to_json())
     else:
         sys.stdout.write(verification_text(result, lang, _text_width()))
     if result.failed:
@@ -352,10 +354,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     problems = lint()
     errors = [p for p in problems if p.severity == "error"]
     if args.format == "json":
-        json.dump(
-            {"ok": not errors, "problems": [p.__dict__ for p in problems]}, sys.stdout, ensure_ascii=False, indent=2
-        )
-        sys.stdout.write("\n")
+        _json({"ok": not errors, "problems": [p.__dict__ for p in problems]})
     else:
         for p in problems:
             print(p)
@@ -416,7 +415,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command is None:
             return run_interactive(args)
-        return COMMANDS[args.command](args)
+        from .render.output import safe_stream
+
+        # Every byte a command prints passes the output boundary (no raw escapes, no secrets).
+        with contextlib.ExitStack() as stack:
+            for name in ("stdout", "stderr"):
+                stack.callback(setattr, sys, name, getattr(sys, name))
+                setattr(sys, name, safe_stream(getattr(sys, name)))
+            return COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return Exit.CANCELLED

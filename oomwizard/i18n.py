@@ -97,6 +97,10 @@ UI: dict[str, Text] = {
     "auto_check": Text("checkable automatically", "可自动检查"),
     "cmd.other_flags": Text("plus your other flags", "加上你原有的其他参数"),
     "cmd.remove": Text("; remove {flags}", "；去掉 {flags}"),
+    "cmd.secret_vars": Text(
+        "before running: export {names} (the command reads your secrets from them; their values are not shown here)",
+        "运行前：export {names}（命令从这些变量读取你的密钥；这里不显示其值）",
+    ),
     "verify_hint": Text(
         "After the restart, `oomwizard verify {leaf} NEW.LOG` ticks the automatic checks against the new log.",
         "重启之后，运行 `oomwizard verify {leaf} NEW.LOG` 即可用新日志自动核对可自动检查的项目。",
@@ -129,6 +133,10 @@ UI: dict[str, Text] = {
     ),
     "script.pick_variant": Text(
         "keep only the spelling for your vLLM version", "只保留与你的 vLLM 版本对应的写法"
+    ),
+    "script.redacted": Text(
+        "a secret was hidden as <redacted> in this command; put your own value back",
+        "此命令中的一个密钥已被隐藏为 <redacted>；请填回你自己的值",
     ),
     "script.partial_serve": Text(
         "the vllm serve line holds only the flags this fix changes; add the rest of your command line",

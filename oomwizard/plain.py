@@ -26,8 +26,8 @@ from .kb.model import KnowledgeBase, Leaf, Question
 from .launch import LaunchOptions
 from .logs.model import Diagnosis
 from .render.diagnosis import diagnosis_text
+from .render.output import clean_text, safe_stream
 from .render.report import leaf_text
-from .render.safe_text import printable
 from .render.verification import verification_text
 from .session import Session
 from .tui.inputs import (
@@ -49,7 +49,7 @@ WIDTH = 80
 
 
 def _flat(text: str) -> str:
-    return " ".join(printable(text).split())
+    return " ".join(clean_text(text).split())
 
 
 def _short(text: str, width: int) -> str:
@@ -321,8 +321,8 @@ def run_plain(
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
-    out = out or sys.stdout
-    err = err or sys.stderr
+    out = safe_stream(out or sys.stdout)  # the output boundary: no raw escapes, no secrets
+    err = safe_stream(err or sys.stderr)
     if kb is None:
         from .kb.loader import get_kb
         from .kb.yamlsrc import KBError

@@ -67,7 +67,7 @@ def test_opposites() -> None:
          "vllm serve m --max-num-seqs 4 --compilation-config '{\"mode\": 0}'"),
         ("vllm serve m --compilation-config.cudagraph_mode PIECEWISE", [("set", "--compilation-config.cudagraph_mode", "NONE")],
          "vllm serve m --compilation-config.cudagraph_mode NONE"),
-        ("vllm serve m --api-key sk-abcdefghijklmnopqrstu", [("set", "--max-num-seqs", "8")], "vllm serve m --api-key '<redacted>' --max-num-seqs 8"),
+        ("vllm serve m --api-key sk-abcdefghijklmnopqrstu", [("set", "--max-num-seqs", "8")], 'vllm serve m --api-key "$VLLM_API_KEY" --max-num-seqs 8'),
         ("vllm serve m --max-num-seqs", [("remove", "--max-num-seqs")], "vllm serve m"),
     ],
 )

@@ -17,7 +17,8 @@ from ..i18n import Text, ui
 from ..kb.model import PLACEHOLDER_RE, Fix, Variant
 from ..versions import Version
 from .numbers import Resolved, resolve
-from .redact import redact_argv
+from .output import clean_text
+from .redact import REDACTED, SHELL_VARS, flag_name, redact_argv, secret_value_spans
 
 ALIASES = {
     "-tp": "--tensor-parallel-size",
@@ -140,8 +141,52 @@ class ServeCommand:
                 return
         self.argv.extend(new)
 
+    def secret_vars(self) -> list[str]:
+        """The shell variables :meth:`text` reads hidden values from, in order."""
+        return self._render()[1]
+
     def text(self) -> str:
-        return " ".join(shlex.quote(a) for a in redact_argv(self.argv))
+        """The command to paste: secrets become ``"$VLLM_API_KEY"``-style references, never a value."""
+        return " ".join(self._render()[0])
+
+    def _render(self) -> tuple[list[str], list[str]]:
+        """Shell words and the variables they read. A secret flag's values become ``"$VLLM_API_KEY"``
+        (``"$VLLM_API_KEY_2"`` …); a secret hidden inside another value (a URL's password, a JSON
+        field) becomes ``${DOWNLOAD_DIR_SECRET}`` inside that value, so no placeholder is ever run."""
+        redacted = redact_argv(self.argv)
+        words = [shlex.quote(a) for a in redacted]
+        names: list[str] = []
+        for first, end, flag in secret_value_spans(self.argv):
+            for n, k in enumerate(range(first, end)):
+                names.append(_secret_var(flag, n))
+                words[k] = f'"${names[-1]}"'
+        for k, a in enumerate(self.argv):
+            flag = flag_name(a)
+            if flag and "=" in a:
+                names.append(_secret_var(flag, 0))
+                words[k] = f'{a.partition("=")[0]}="${names[-1]}"'
+            elif REDACTED in redacted[k] and not words[k].startswith('"$'):
+                head, eq, _ = a.partition("=")
+                owner = head if a.startswith("--") and eq else self.argv[k - 1] if k and self.argv[k - 1].startswith("--") else "--value"
+                pieces = redacted[k].split(REDACTED)
+                base = canonical(owner)[2:].upper().replace("-", "_").replace(".", "_") + "_SECRET"
+                out = _dq(pieces[0])
+                for n, piece in enumerate(pieces[1:]):
+                    names.append(base if n == 0 else f"{base}_{n + 1}")
+                    out += "${" + names[-1] + "}" + _dq(piece)
+                words[k] = f'"{out}"'
+        return words, list(dict.fromkeys(names))
+
+
+def _dq(text: str) -> str:
+    """``text`` for the inside of a double-quoted shell word."""
+    return re.sub(r'([\\"$`])', r"\\\1", text)
+
+
+def _secret_var(flag: str, n: int) -> str:
+    """``--api-key`` -> ``VLLM_API_KEY``, its second value ``VLLM_API_KEY_2``; others by their name."""
+    base = SHELL_VARS.get(flag) or flag[2:].upper().replace("-", "_")
+    return base if n == 0 else f"{base}_{n + 1}"
 
 
 def _is_number(tok: str) -> bool:
@@ -220,11 +265,17 @@ def render_variant(variant: Variant, facts: FactSet, lang: str = "en") -> Render
     missing = [r.placeholder for r in used.values() if r.value is None]
     return RenderedVariant(
         versions=variant.versions.text,
-        script="\n".join(lines),
-        values=list(used.values()),
+        script=clean_text("\n".join(lines)),
+        values=[_clean_resolved(r) for r in used.values()],
         missing=missing,
         note=variant.note,
     )
+
+
+def _clean_resolved(r: Resolved) -> Resolved:
+    """Values and their reasons quote fact values and file names: clean them for every frontend."""
+    why = Text(clean_text(r.why.en), clean_text(r.why.zh)) if r.why is not None else None
+    return Resolved(r.name, clean_text(r.value) if r.value is not None else None, why, r.placeholder)
 
 
 def _server_line(variant: Variant, facts: FactSet, used: dict[str, Resolved], lang: str = "en") -> str:
@@ -235,7 +286,7 @@ def _server_line(variant: Variant, facts: FactSet, used: dict[str, Resolved], la
             cmd.remove(flag)
         for flag, value in variant.flags:
             cmd.set(flag, None if value is None else _fill(value, facts, used))
-        return _bare_placeholders(cmd.text())
+        return _secrets_note(cmd, lang) + _bare_placeholders(cmd.text())
     model = facts.value("model")
     argv = ["vllm", "serve", str(model) if model else "<MODEL>"]
     cmd = ServeCommand(argv)
@@ -246,6 +297,12 @@ def _server_line(variant: Variant, facts: FactSet, used: dict[str, Resolved], la
     if variant.remove_flags:
         note += ui("cmd.remove", lang, flags=" ".join(variant.remove_flags))
     return text + note
+
+
+def _secrets_note(cmd: ServeCommand, lang: str) -> str:
+    """A comment line before a command that reads secrets from the shell: export them first."""
+    names = cmd.secret_vars()
+    return "# " + ui("cmd.secret_vars", lang, names=" ".join(names)) + "\n" if names else ""
 
 
 def _bare_placeholders(text: str) -> str:

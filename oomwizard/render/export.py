@@ -9,7 +9,6 @@ its choices as links to where they lead, with the route conditions in words.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from ..i18n import LANGS, Text
 from ..kb.model import KnowledgeBase, Leaf, Question, Route
 from ..versions import VersionError, VersionSpec
 from .report import leaf_json, leaf_markdown
+from .safe_text import json_dumps, printable
 
 FORMATS = ("json", "markdown", "html")
 
@@ -57,7 +57,7 @@ def export(kb: KnowledgeBase, fmt: str, output: str | Path | None, lang: str | N
     """Write the export; returns the process exit code."""
     langs: tuple[str, ...] = (lang,) if lang else LANGS
     if fmt == "json":
-        text = json.dumps(kb_json(kb), ensure_ascii=False, indent=2) + "\n"
+        text = json_dumps(kb_json(kb)) + "\n"
         if output is None or str(output) == "-":
             sys.stdout.write(text)
             return Exit.OK
@@ -293,7 +293,7 @@ def write_markdown(kb: KnowledgeBase, out: Path, langs: tuple[str, ...]) -> int:
             files[out / lang / "questions" / f"{q.id}.md"] = question_markdown(kb, q, lang)
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(printable(text), encoding="utf-8")
     return len(files)
 
 

@@ -17,6 +17,7 @@ from ..facts.model import FactSet
 from ..i18n import ui
 from ..kb.model import Leaf
 from .commands import RenderedFix, RenderedVariant
+from .redact import REDACTED
 from .report import render_fixes
 
 SHOWN_PLACEHOLDER_RE = re.compile(r"<[A-Z][A-Z0-9_]*>")
@@ -48,6 +49,8 @@ def _blockers(rf: RenderedFix, facts: FactSet | None, lang: str) -> list[str]:
     missing = sorted({m for rv in rf.variants for m in SHOWN_PLACEHOLDER_RE.findall(rv.script)})
     if missing:
         out.append(f"{ui('fill_in', lang)}: {', '.join(missing)}")
+    if any(REDACTED in rv.script for rv in rf.variants):
+        out.append(ui("script.redacted", lang))
     known_command = facts is not None and facts.value("serve_command")
     if not known_command and any(v.changes_server for v in rf.fix.variants):
         out.append(ui("script.partial_serve", lang))

@@ -33,8 +33,8 @@ from ..i18n import ui
 from ..kb.model import KnowledgeBase
 from ..launch import LaunchOptions
 from ..logs.model import Diagnosis
+from ..render.output import clean_text, safe_stream
 from ..render.report import leaf_text
-from ..render.safe_text import printable
 from ..render.verification import verification_text
 from ..session import Session
 from ..verify import Verification
@@ -204,7 +204,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         self._broadcast()
 
     def _machine_failed(self, error: str) -> None:
-        self.machine = MachineState("failed", None, " ".join(printable(error).split()))
+        self.machine = MachineState("failed", None, " ".join(clean_text(error).split()))
         self._broadcast()
 
     # --- logs (worker thread) ---------------------------------------------------------------
@@ -246,7 +246,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
     def _log_failed(self, error: str) -> None:
         from .screens.diagnosis import DiagnosisScreen
 
-        error = " ".join(printable(error).split())  # it may quote the file name or its content
+        error = " ".join(clean_text(error).split())  # it may quote the file name or its content
         self.log_state = LogState("failed", self.log_state.what, None, error)
         self._rebuild_facts()
         if isinstance(self.screen, DiagnosisScreen):
@@ -371,6 +371,7 @@ def run_tui(opts: LaunchOptions) -> int:
 
 def print_outcome(outcome: Outcome, lang: str, out: TextIO, err: TextIO, width: int | None = None) -> None:
     """After the screen is restored: the fix (if the wizard ended on one) into the scrollback."""
+    out, err = safe_stream(out), safe_stream(err)
     if outcome.done is not None:
         done = outcome.done
         out.write("\n" + leaf_text(done.leaf, done.facts, done.path, lang, width=width or _width()))

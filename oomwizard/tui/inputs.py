@@ -17,7 +17,7 @@ from ..facts.catalog import CATALOG
 from ..facts.model import Fact, FactSet
 from ..i18n import Text, ui
 from ..logs.model import Diagnosis
-from ..render.safe_text import printable
+from ..render.output import clean_text
 from ..versions import Version
 
 GIB = 1024**3
@@ -211,4 +211,4 @@ def suggestion_source(sug: Suggestion, ask: Ask, lang: str) -> str:
         else:
             parts.append(f"{fact_title(name, lang)} = {format_value(name, fact.value, lang)}, {fact_where(fact)}")
     text = "; ".join(parts) if parts else sug.source
-    return " ".join(printable(text).split())
+    return " ".join(clean_text(text).split())

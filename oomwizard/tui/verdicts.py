@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..i18n import ui
 from ..kb.model import Leaf
-from ..render.safe_text import printable
+from ..render.output import clean_text
 from ..verify import FAIL, PASS, Verification, verify
 
 SNIFF_BYTES = 64 * 1024
@@ -50,7 +50,7 @@ class Checked:
 
 def shown_name(path: str) -> str:
     """A file as the screen names it: its name alone, made printable (a name can hold escapes too)."""
-    return " ".join(printable(Path(path).name or path).split())
+    return " ".join(clean_text(Path(path).name or path).split())
 
 
 def looks_binary(path: str) -> bool:

@@ -22,6 +22,7 @@ from ...i18n import ui
 from ...kb.model import KnowledgeBase, Leaf, Question, Route
 from ..export import LANG_NAMES, describe, incoming, label, node_kind, node_title
 from ..report import render_fixes
+from ..safe_text import printable
 
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 _RELATIVE_MD = re.compile(r"^(?![a-z][a-z0-9+.-]*:|/|#)([^#?]*)\.md(#.*)?$", re.I)
@@ -110,7 +111,7 @@ class Site:
 
     def write(self, path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(printable(text), encoding="utf-8")  # no raw escape, even from the knowledge base
         self.count += 1
 
     def link(self, node_id: str, lang: str, from_lang_root: bool = False) -> str:

@@ -1,6 +1,6 @@
 """What the log says: the scenarios it matches, best first, with the lines that prove it.
 
-Every piece of log text passes through :func:`~oomwizard.render.safe_text.printable` and is shown
+Every piece of log text passes through :func:`~oomwizard.render.output.clean_text` and is shown
 as plain content (never markup), so a log cannot move the cursor, set the clipboard or restyle the
 screen. Enter continues with the highlighted scenario, so the operator can overrule the ranking.
 """
@@ -23,7 +23,7 @@ from textual.widgets import Footer, LoadingIndicator, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...logs.model import Diagnosis, Match
-from ...render.safe_text import printable
+from ...render.output import clean_text
 from ..app import FactsAware
 from ..inputs import colon, fact_title, fact_where, format_value
 from ..widgets.choices import ContinueList
@@ -35,7 +35,7 @@ NO_SCENARIO = "__questions__"
 
 def one_line(text: str) -> str:
     """Log text made safe and flat: escapes removed, controls visible, newlines as spaces."""
-    return " ".join(printable(text).split("\n")).strip()
+    return " ".join(clean_text(text).split("\n")).strip()
 
 
 def short_names(inputs: list[str]) -> dict[str, str]:

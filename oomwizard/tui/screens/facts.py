@@ -20,14 +20,14 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from ...facts.catalog import CATALOG, FactValueError
 from ...facts.model import json_value
-from ...render.safe_text import printable
+from ...render.output import clean_text
 from ..app import FactsAware
 from ..inputs import colon, fact_title, format_value, machine_summary
 from .base import TitleBar, WizardScreen
 
 
 def _flat(text: str) -> str:
-    return " ".join(printable(text).split())
+    return " ".join(clean_text(text).split())
 
 
 class FactsScreen(WizardScreen, FactsAware):

@@ -21,8 +21,8 @@ from textual.content import Content
 from textual.widgets import Button, Footer, Markdown, Static, TabbedContent, TabPane
 
 from ...engine import Done
+from ...render.output import clean_text
 from ...render.report import render_fixes
-from ...render.safe_text import printable
 from ..app import FactsAware
 from ..inputs import colon
 from ..verdicts import Checked, check_path, check_text, summary, ticks, verdicts
@@ -158,8 +158,8 @@ class LeafScreen(WizardScreen, FactsAware):
             for step in self.done.path:
                 parts += [
                     f"  {step.question}{colon(lang)}",
-                    (step.label, "bold"),
-                    (f"  [{step.how}: {step.source}]\n", "dim"),
+                    (clean_text(step.label), "bold"),
+                    (f"  [{step.how}: {clean_text(step.source)}]\n", "dim"),  # a file name, a fact value
                 ]
         return Content.assemble(*parts)
 
@@ -249,7 +249,7 @@ class LeafScreen(WizardScreen, FactsAware):
         """Check a path (``kind`` ``path``) or pasted text (``paste``) in a worker thread."""
         w = self.wizard
         leaf, lang = self.done.leaf, w.lang
-        self._checking = w.t("tui.verify.pasted") if kind == "paste" else printable(value)
+        self._checking = w.t("tui.verify.pasted") if kind == "paste" else clean_text(value)
         self._show_summary()
 
         def work() -> None:
@@ -265,7 +265,7 @@ class LeafScreen(WizardScreen, FactsAware):
     def _check_failed(self, error: str) -> None:
         self._checking = None
         self._show_summary()
-        error = " ".join(printable(error).split())
+        error = " ".join(clean_text(error).split())
         self.notify(self.t("tui.verify.read_failed", error=error), severity="error", timeout=10, markup=False)
 
     def _check_done(self, checked: Checked) -> None:

@@ -24,7 +24,7 @@ from textual.widgets.option_list import Option
 from ...engine import UNKNOWN, Ask, Done, Suggestion, walk
 from ...facts.catalog import CATALOG
 from ...kb.model import Question
-from ...render.safe_text import printable
+from ...render.output import clean_text
 from ...versions import Version
 from ..app import FactsAware
 from ..inputs import colon, fact_title, suggestion_source
@@ -133,7 +133,7 @@ class QuestionScreen(WizardScreen, FactsAware):
         for s in step.path:
             q = w.kb.questions.get(s.question)
             name = fact_title(q.fact, w.lang) if q is not None and q.fact in CATALOG else s.question
-            crumbs.append(f"{name}{colon(w.lang)}{s.label}")
+            crumbs.append(f"{name}{colon(w.lang)}{clean_text(s.label)}")
         self.query_one("#crumbs", Breadcrumbs).set_crumbs(crumbs)
 
     def _show_choices(self, q: Question, sug: Suggestion | None, same: bool) -> None:
@@ -200,7 +200,7 @@ class QuestionScreen(WizardScreen, FactsAware):
             return
         value = value.removeprefix("v") if value[:1] == "v" and value[1:2].isdigit() else value
         if Version.try_parse(value) is None:
-            self.notify(self.t("tui.q.bad_version", value=printable(value)), severity="error", markup=False)
+            self.notify(self.t("tui.q.bad_version", value=clean_text(value)), severity="error", markup=False)
             return
         self._answer(value)
 

@@ -13,6 +13,7 @@ from textual.widgets import Footer, Input, Static
 
 from ...engine import Done
 from ...kb.model import KnowledgeBase
+from ...render.output import clean_text
 from ...render.report import leaf_markdown, leaf_text
 from ...render.script import leaf_script
 from .base import WizardModal
@@ -26,11 +27,13 @@ def leaf_file_text(filename: str, done: Done, kb: KnowledgeBase, lang: str) -> s
     """The file's content, by its extension: a safe shell script, Markdown, or plain text."""
     suffix = Path(filename).suffix.lower()
     if suffix == ".sh":
-        return leaf_script(done.leaf, done.facts, done.path, lang)
-    if suffix in (".md", ".markdown"):
+        text = leaf_script(done.leaf, done.facts, done.path, lang)
+    elif suffix in (".md", ".markdown"):
         art = kb.article("leaves", done.leaf.id, lang)
-        return leaf_markdown(done.leaf, done.facts, done.path, lang, article=art.body if art else None)
-    return leaf_text(done.leaf, done.facts, done.path, lang)
+        text = leaf_markdown(done.leaf, done.facts, done.path, lang, article=art.body if art else None)
+    else:
+        text = leaf_text(done.leaf, done.facts, done.path, lang)
+    return clean_text(text)
 
 
 def write_new(path: Path, text: str, overwrite: bool) -> None:

@@ -16,6 +16,7 @@ from textual.widgets import Button, Static
 
 from ...i18n import ui
 from ...render.commands import RenderedFix, RenderedVariant
+from ...render.output import clean_text
 from ...render.script import SHOWN_PLACEHOLDER_RE
 
 
@@ -56,9 +57,9 @@ class CommandBlock(Static):
 def fix_copy_text(rf: RenderedFix) -> str:
     """What ``copy`` puts on the clipboard: the commands, one spelling per vLLM version if several."""
     if len(rf.variants) == 1:
-        return rf.variants[0].script
+        return clean_text(rf.variants[0].script)
     blocks = [f"# vLLM {rv.versions}\n{rv.script}" for rv in rf.variants]
-    return "\n\n".join(blocks)
+    return clean_text("\n\n".join(blocks))
 
 
 def _tag(rf: RenderedFix, rv: RenderedVariant, lang: str) -> str:
