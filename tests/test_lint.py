@@ -89,6 +89,10 @@ CASES = [
          BETA, "id: beta-oom", "unknown scenario id 'gamma-oom'"),
     Case("bad-regex-check", ((BETA, "log_absent: 'AssertionError'", "log_absent: 'Assertion(Error'"),),
          BETA, "log_absent:", "bad regular expression"),
+    Case("anchored-check", ((BETA, "log_absent: 'AssertionError'", "log_absent: '^AssertionError'"),),
+         BETA, "log_absent:", "'^' cannot be used: lines carry process and logger prefixes"),
+    Case("look-around-check", ((BETA, "log_absent: 'AssertionError'", "log_absent: 'Assertion(?!Ok)Error'"),),
+         BETA, "log_absent:", "look-arounds cannot be used"),
     Case("missing-translation", ((BETA, "  zh: 解码变慢。\n    evidence: verified", "  zh: ''\n    evidence: verified"),),
          BETA, "zh: ''", "missing 'zh' translation"),
     # --- the tree ---------------------------------------------------------------------------

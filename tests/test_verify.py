@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from oomwizard.expr import Condition
 from oomwizard.i18n import Text
 from oomwizard.kb.model import AutoCheck, Check, Leaf
@@ -122,3 +124,18 @@ def test_large_inputs_are_matched_line_by_line_and_across_breaks(tmp_path: Path,
     assert v.results[0].status == FAIL and v.results[0].hit is not None
     assert v.results[0].hit.line == 6
     assert v.results[1].status == PASS
+
+
+@pytest.mark.parametrize("engine", ["hyperscan", "re2"])
+def test_every_checklist_pattern_compiles_for_the_log_search(engine: str) -> None:
+    """A checklist is searched in the same pass as the diagnosis: its patterns must compile in the
+    fast engines, or the whole search would fall back to a slower one."""
+    pytest.importorskip(engine)
+    from oomwizard.kb.loader import get_kb
+    from oomwizard.logs.scan import Anchor, Scanner
+
+    pats = {p for leaf in get_kb().leaves.values() for c in leaf.checks if c.auto
+            for p in (c.auto.log_present, c.auto.log_absent) if p}
+    assert len(pats) > 30
+    for p in sorted(pats):
+        assert Scanner([Anchor(p.encode(), 0, 0)], engine=engine).name == engine, p

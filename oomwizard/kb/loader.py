@@ -328,6 +328,42 @@ def _fix(ctx: _Ctx, d: LDict, what: str) -> Fix:
     )
 
 
+def raw_search_problem(pattern: str) -> str | None:
+    """Why a checklist pattern cannot be searched for in a log's raw bytes, or None.
+
+    A log is searched before it is split into messages (every byte, by a multi-pattern engine),
+    so a pattern must match inside a line as printed, prefixes and all: no line anchors, no
+    look-arounds or back-references (which the fast engines do not have), no newlines.
+    """
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            nxt = pattern[i + 1: i + 2]
+            if nxt in ("A", "Z", "z", "b", "B") and not in_class:
+                return f"\\{nxt} cannot be used: the pattern is searched inside lines as printed"
+            if nxt.isdigit() and nxt != "0" and not in_class:
+                return "back-references cannot be used (the log search engines have none)"
+            if nxt == "n":
+                return "a pattern cannot span lines"
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1: i + 2] == "]" or pattern[i + 1: i + 3] == "^]":
+                i += 2 if pattern[i + 1] == "]" else 3
+                continue
+        elif c in "^$":
+            return f"{c!r} cannot be used: lines carry process and logger prefixes before the message"
+        elif (c == "(" and pattern[i + 1: i + 3] in ("?=", "?!")) or pattern[i: i + 4] in ("(?<=", "(?<!"):
+            return "look-arounds cannot be used (the log search engines have none)"
+        i += 1
+    return None
+
+
 def _check(ctx: _Ctx, item: Any, line: int, what: str) -> Check | None:
     d = ctx.mapping(item, line, what)
     if d is None:
@@ -341,9 +377,14 @@ def _check(ctx: _Ctx, item: Any, line: int, what: str) -> Check | None:
                 pat = d[key]
                 try:
                     re.compile(str(pat))
-                    pats[key] = str(pat)
                 except re.error as e:
                     ctx.err(d.line_of(key), f"{what}.{key}: bad regular expression: {e}")
+                    continue
+                problem = raw_search_problem(str(pat))
+                if problem:
+                    ctx.err(d.line_of(key), f"{what}.{key}: {problem}")
+                    continue
+                pats[key] = str(pat)
         cond = ctx.condition(d["fact"], d.line_of("fact"), what) if "fact" in d else None
         auto = AutoCheck(pats.get("log_present"), pats.get("log_absent"), cond)
     return Check(ctx.text(d, "text", what) or Text("", ""), auto, line)
