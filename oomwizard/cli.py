@@ -71,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", action="store_true", help="open on a bundled example log and machine")
     parser.add_argument("--plain", action="store_true", help="simple question-and-answer prompts instead of the full-screen interface")
     parser.add_argument("--inline", action="store_true", help="draw the interface below the prompt instead of full screen")
+    parser.add_argument("--follow", action="store_true",
+                        help="with --log: watch the log as it grows and diagnose when the engine dies")
     _add_common(parser)
     _add_fact_inputs(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -393,7 +395,11 @@ def run_interactive(args: argparse.Namespace) -> int:
         machine=args.machine,
         python=args.python,
         overrides=_overrides(args.overrides),
+        follow=args.follow,
     )
+    if args.follow and len(opts.logs) != 1:
+        _err("--follow reads one log: pass it with --log FILE")
+        return Exit.USAGE
     return launch(opts)
 
 

@@ -196,6 +196,7 @@ UI: dict[str, Text] = {
     "tui.machine.replayed": Text("from {file}", "来自 {file}"),
     "tui.machine.redetect": Text("Detect again", "重新检测"),
     "tui.reading": Text("Reading {what}…", "正在读取 {what}…"),
+    "tui.read_mib": Text("{mib} MiB read", "已读取 {mib} MiB"),
     "tui.read_failed": Text("Could not read the log: {error}", "无法读取日志：{error}"),
     "tui.paste.title": Text("Paste the log", "粘贴日志"),
     "tui.paste.help": Text(

@@ -28,6 +28,8 @@ class LaunchOptions:
     """A saved ``detect --format json`` report to use instead of detecting this machine."""
     python: str | None = None
     overrides: FactSet = field(default_factory=FactSet)
+    follow: bool = False
+    """Keep reading the (one) log as it grows and diagnose when the engine dies."""
 
     def effective_logs(self) -> list[str]:
         return [str(DEMO_LOG)] if self.demo and not self.logs else list(self.logs)

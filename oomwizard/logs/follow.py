@@ -167,9 +167,10 @@ class Follower:
 
 
 def follow(source: Source, *, status: Status | None = None, settle: float = SETTLE_S, poll: float = POLL_S,
-           clock: Callable[[], float] = time.monotonic) -> Diagnosis:
-    """Read ``source``, keep reading as it grows, and diagnose once the engine died (or on Ctrl+C:
-    a ``KeyboardInterrupt`` is caught and what was read is diagnosed)."""
+           clock: Callable[[], float] = time.monotonic, stop: Callable[[], bool] | None = None) -> Diagnosis:
+    """Read ``source``, keep reading as it grows, and diagnose once the engine died, or when
+    ``stop()`` says so, or on Ctrl+C (a ``KeyboardInterrupt`` is caught and what was read is
+    diagnosed)."""
     tell = status or (lambda key, fields: None)
     name = source.name
     follower = Follower(name)
@@ -204,7 +205,7 @@ def follow(source: Source, *, status: Status | None = None, settle: float = SETT
     tell("follow.waiting", {"name": name})
     last_data = clock()
     try:
-        while True:
+        while stop is None or not stop():
             if isinstance(tail, _Stream):
                 data = tail.read(poll)
                 if data is None:

@@ -18,6 +18,7 @@ import contextlib
 import os
 import shutil
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,8 @@ class LogState:
     what: str = ""
     diagnosis: Diagnosis | None = None
     error: str | None = None
+    note: str = ""
+    """What reading is waiting for (watching a log grow)."""
 
 
 @dataclass
@@ -210,10 +213,53 @@ class WizardApp(App[Outcome], inherit_bindings=False):
     # --- logs (worker thread) ---------------------------------------------------------------
 
     def read_logs(self, paths: list[str]) -> None:
-        self._read(", ".join(Path(p).name for p in paths), lambda: self.sources.diagnose_paths(paths))
+        what = ", ".join(Path(p).name for p in paths)
+        follow = self.sources.follow_path
+        if self.opts.follow and len(paths) == 1 and follow is not None:
+            self._read(what, lambda progress: follow(paths[0], self._follow_status, self._cancelled))
+            return
+        self._read(what, lambda progress: self.sources.diagnose_paths(paths, progress))
 
     def read_pasted(self, text: str) -> None:
-        self._read(self.t("tui.welcome.paste"), lambda: self.sources.diagnose_text(text, "pasted"))
+        self._read(self.t("tui.welcome.paste"), lambda progress: self.sources.diagnose_text(text, "pasted"))
+
+    def _cancelled(self) -> bool:
+        from textual.worker import get_current_worker
+
+        try:
+            return get_current_worker().is_cancelled
+        except RuntimeError:
+            return False
+
+    def _follow_status(self, key: str, fields: dict[str, object]) -> None:
+        self._from_thread(self._log_note, ui(key, self.lang, **fields))
+
+    def _log_note(self, text: str) -> None:
+        from .screens.diagnosis import DiagnosisScreen
+
+        if self.log_state.status != "reading":
+            return
+        self.log_state.note = text
+        if isinstance(self.screen, DiagnosisScreen):
+            self.screen.show_progress(note=text)
+
+    def _progress(self) -> Any:
+        """A reader progress callback for the worker thread: at most ten screen updates a second."""
+        last = [0.0]
+
+        def report(done: int, total: int | None) -> None:
+            now = time.monotonic()
+            if now - last[0] >= 0.1:
+                last[0] = now
+                self._from_thread(self._log_progress, done, total)
+
+        return report
+
+    def _log_progress(self, done: int, total: int | None) -> None:
+        from .screens.diagnosis import DiagnosisScreen
+
+        if isinstance(self.screen, DiagnosisScreen) and self.log_state.status == "reading":
+            self.screen.show_progress(done, total)
 
     def _read(self, what: str, job: Any) -> None:
         from .screens.diagnosis import DiagnosisScreen
@@ -222,10 +268,11 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         if not isinstance(self.screen, DiagnosisScreen):
             self.push_screen(DiagnosisScreen())
         self._broadcast()
+        progress = self._progress()
 
         def work() -> None:
             try:
-                diag = job()
+                diag = job(progress)
             except InputProblem as e:
                 self._from_thread(self._log_failed, str(e))
                 return

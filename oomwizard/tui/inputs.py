@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine import Ask, Suggestion
 from ..facts.catalog import CATALOG
@@ -19,6 +19,9 @@ from ..i18n import Text, ui
 from ..logs.model import Diagnosis
 from ..render.output import clean_text
 from ..versions import Version
+
+if TYPE_CHECKING:
+    from ..logs.reader import Progress
 
 GIB = 1024**3
 
@@ -53,17 +56,32 @@ class MachineResult:
 class Sources:
     """The four ways facts reach a frontend; the defaults call the real core modules lazily."""
 
-    diagnose_paths: Callable[[list[str]], Diagnosis]
+    diagnose_paths: Callable[[list[str], Progress | None], Diagnosis]
     diagnose_text: Callable[[str, str], Diagnosis]
     detect_machine: Callable[[str | None], MachineResult]
     replay_machine: Callable[[str], MachineResult]
+    follow_path: Callable[[str, FollowStatus, Callable[[], bool]], Diagnosis] | None = None
+    """Read a log, keep reading it as it grows, diagnose when the engine died (or ``stop()``)."""
 
 
-def _diagnose_paths(paths: list[str]) -> Diagnosis:
+FollowStatus = Callable[[str, dict[str, object]], None]
+
+
+def _diagnose_paths(paths: list[str], progress: Progress | None = None) -> Diagnosis:
     from ..logs.diagnose import InputError, diagnose_paths
 
     try:
-        return diagnose_paths(paths)
+        return diagnose_paths(paths, progress=progress)
+    except InputError as e:
+        raise InputProblem(str(e)) from None
+
+
+def _follow_path(path: str, status: FollowStatus, stop: Callable[[], bool]) -> Diagnosis:
+    from ..logs.follow import follow
+    from ..logs.reader import InputError, open_source
+
+    try:
+        return follow(open_source(path), status=status, stop=stop)
     except InputError as e:
         raise InputProblem(str(e)) from None
 
@@ -108,7 +126,7 @@ def _replay_machine(path: str) -> MachineResult:
 
 
 def default_sources() -> Sources:
-    return Sources(_diagnose_paths, _diagnose_text, _detect_machine, _replay_machine)
+    return Sources(_diagnose_paths, _diagnose_text, _detect_machine, _replay_machine, _follow_path)
 
 
 # --- checking a path the operator typed ------------------------------------------------------

@@ -148,7 +148,7 @@ class StandIns:
     def _replay(self, path: str) -> MachineResult:
         return MachineResult(self.machine.facts, replayed_from=path)
 
-    def _paths(self, paths: list[str]) -> Diagnosis:
+    def _paths(self, paths: list[str], progress: object = None) -> Diagnosis:
         self.read_paths.append(list(paths))
         if any(not Path(p).exists() for p in paths):
             raise InputProblem(f"cannot read {paths[0]}: no such file")

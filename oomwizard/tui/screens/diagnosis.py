@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, LoadingIndicator, OptionList, Static
+from textual.widgets import Footer, LoadingIndicator, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from ...logs.model import Diagnosis, Match
@@ -69,12 +69,15 @@ class DiagnosisScreen(WizardScreen, FactsAware):
     def __init__(self) -> None:
         super().__init__()
         self._shown: Diagnosis | None = None
+        self._progress_shown = False
 
     def compose(self) -> ComposeResult:
         yield TitleBar(self.t("tui.diag.title"), id="diag-title")
         with VerticalScroll(id="diag-loading"):
             yield LoadingIndicator()
             yield Static(id="loading-text")
+            yield ProgressBar(id="loading-bar", show_eta=True)
+            yield Static(id="loading-note")
         with VerticalScroll(id="diag-body"):
             yield Static(id="diag-inputs")
             yield Static(Content(self.t("tui.diag.scenarios")), classes="section")
@@ -101,12 +104,31 @@ class DiagnosisScreen(WizardScreen, FactsAware):
         self.query_one("#diag-body").display = not loading
         if loading:
             self.query_one("#loading-text", Static).update(Content(self.t("tui.reading", what=one_line(log.what))))
+            if not self._progress_shown:
+                self.query_one("#loading-bar", ProgressBar).display = False
+                self.query_one("#loading-note", Static).update(Content(one_line(log.note)))
             return
+        self._progress_shown = False
         diag = self.diagnosis
         if diag is None or diag is self._shown:
             return
         self._shown = diag
         self._show(diag)
+
+    def show_progress(self, done: int | None = None, total: int | None = None, note: str | None = None) -> None:
+        """How far the reading has got (bytes, with the time left when the size is known), or what
+        following a log is waiting for."""
+        if not self.ready:
+            return
+        if done is not None:
+            bar = self.query_one("#loading-bar", ProgressBar)
+            bar.display = True
+            self._progress_shown = True
+            bar.update(total=total if total else None, progress=done)
+            mib = f"{done / (1 << 20):,.0f}" + (f" / {total / (1 << 20):,.0f}" if total else "")
+            self.query_one("#loading-note", Static).update(Content(self.t("tui.read_mib", mib=mib)))
+        if note is not None:
+            self.query_one("#loading-note", Static).update(Content(one_line(note)))
 
     def _show(self, diag: Diagnosis) -> None:
         self.query_one("#diag-title", TitleBar).set_title(

@@ -1,0 +1,107 @@
+"""The wizard while a log is read: a progress bar for big inputs, and watching a log as it grows."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+
+from logkit import LOGS
+from snapshot_apps.pilot import run_async, screen_text, settle
+from snapshot_apps.stand_ins import StandIns, fixture_kb
+from textual.widgets import ProgressBar
+
+from oomwizard.launch import LaunchOptions
+from oomwizard.logs.diagnose import diagnose_paths
+from oomwizard.tui.app import WizardApp
+from oomwizard.tui.inputs import Sources, default_sources
+from oomwizard.tui.screens.diagnosis import DiagnosisScreen
+
+SIZE = (80, 24)
+RUNTIME = LOGS / "runtime_oom_0110_tp2.log"
+
+
+def _note(app: WizardApp) -> str:
+    if not isinstance(app.screen, DiagnosisScreen):
+        return ""
+    return str(app.screen.query_one("#loading-note").render())
+
+
+async def _until(pilot, cond, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    end = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < end, f"timed out; on screen: {screen_text(pilot.app)}"
+        await asyncio.sleep(0.05)
+        await pilot.pause()
+
+
+@run_async
+async def test_a_long_read_shows_bytes_and_a_bar_then_the_diagnosis() -> None:
+    si = StandIns()
+    release = threading.Event()
+    fixed = si.sources()
+
+    def slow(paths: list[str], progress) -> object:  # type: ignore[no-untyped-def]
+        progress(512 << 20, 1 << 30)
+        time.sleep(0.2)  # past the screen's update interval
+        progress(768 << 20, 1 << 30)
+        release.wait(20)
+        return diagnose_paths([str(RUNTIME)])
+
+    sources = Sources(slow, fixed.diagnose_text, fixed.detect_machine, fixed.replay_machine)
+    app = WizardApp(LaunchOptions(logs=["big.log"]), kb=fixture_kb(), sources=sources, environ={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(pilot, lambda: isinstance(app.screen, DiagnosisScreen)
+                     and app.screen.query_one("#loading-bar", ProgressBar).progress == 768 << 20)
+        bar = app.screen.query_one("#loading-bar", ProgressBar)
+        assert bar.display and bar.total == 1 << 30
+        assert "768 / 1,024 MiB read" in screen_text(app)
+        release.set()
+        await _until(pilot, lambda: app.log_state.status == "done")
+        await settle(pilot)
+        assert not app.screen.query_one("#diag-loading").display
+        assert "runtime" in screen_text(app).lower()
+
+
+@run_async
+async def test_watching_a_log_waits_for_the_crash_then_diagnoses(tmp_path: Path) -> None:
+    p = tmp_path / "vllm.log"
+    data = RUNTIME.read_bytes()
+    head = data.index(b"\n", 200) + 1
+    p.write_bytes(data[:head])
+    si = StandIns()
+    real, fixed = default_sources(), si.sources()
+    sources = Sources(real.diagnose_paths, real.diagnose_text, fixed.detect_machine, fixed.replay_machine,
+                      real.follow_path)
+    app = WizardApp(LaunchOptions(logs=[str(p)], follow=True), kb=fixture_kb(), sources=sources, environ={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(pilot, lambda: _note(app).startswith("following ") and "vllm.log" in _note(app))
+        await asyncio.sleep(0.5)
+        assert app.log_state.status == "reading"  # nothing failed yet: still watching
+        with open(p, "ab") as fh:
+            fh.write(data[head:])
+        await _until(pilot, lambda: app.log_state.status == "done")
+        diag = app.log_state.diagnosis
+        assert diag is not None and diag.matches[0].scenario == "runtime-oom"
+        assert [e.line for e in diag.matches[0].evidence] == [e.line for e in diagnose_paths([str(p)]).matches[0].evidence]
+
+
+@run_async
+async def test_quitting_while_watching_stops_the_reader(tmp_path: Path) -> None:
+    p = tmp_path / "vllm.log"
+    p.write_bytes(b"INFO starting\n")
+    si = StandIns()
+    real, fixed = default_sources(), si.sources()
+    sources = Sources(real.diagnose_paths, real.diagnose_text, fixed.detect_machine, fixed.replay_machine,
+                      real.follow_path)
+    app = WizardApp(LaunchOptions(logs=[str(p)], follow=True), kb=fixture_kb(), sources=sources, environ={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(pilot, lambda: _note(app).startswith("following ") and "vllm.log" in _note(app))
+        readers = [w for w in app.workers if w.group == "log"]
+        assert readers and not readers[0].is_finished
+        app.exit()
+    end = time.monotonic() + 5
+    while not readers[0].is_finished and time.monotonic() < end:
+        time.sleep(0.05)
+    assert readers[0].is_finished, [t.name for t in threading.enumerate()]
