@@ -210,7 +210,7 @@ def test_deepseek_v4_on_0_28_tries_the_plain_v1_runner_first() -> None:
     assert leaf.fixes[0].id == "use-v1-model-runner"
     ok, cmd = script(leaf.id, "use-v1-model-runner", facts(vllm_version="0.28.0", serve_command="vllm serve deepseek-ai/DeepSeek-V4-Pro -tp 4"))
     assert ok and cmd.splitlines() == ["export VLLM_USE_V2_MODEL_RUNNER=0", "vllm serve deepseek-ai/DeepSeek-V4-Pro -tp 4"]
-    assert any("vllm#52401" in c.en and "vllm#55486" in c.en for c in leaf.caveats)
+    assert any("vllm#52401" in c.en and "vllm#55486" in c.en and "attention.py@0.28.0" in c.en for c in leaf.caveats)
     # DeepSeek-V4-Pro (861B) never ran on 8x L40S: that environment belongs to the Llama report
     assert "L40S" not in leaf.environment.en
 

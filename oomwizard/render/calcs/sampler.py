@@ -2,7 +2,11 @@
 
 The V1 model runner warms the sampler up with ``min(max_num_seqs, max_num_batched_tokens)``
 dummy requests after the KV cache and the CUDA graphs took their memory, with top-p 0.9 and top-k
-just below the vocabulary size, so the PyTorch path sorts every row of the logits. Its peak is
+just below the vocabulary size; before 0.17.0 the PyTorch path sorts every row of the logits.
+Its ``profile_run()`` samples the same rows before the KV cache is sized, so lowering
+max_num_seqs there also grows the KV cache (``sampler_halved_max_num_seqs``); the fit from the
+free memory (``sampler_max_num_seqs``) is for warm-ups the profile did not cover (model runner
+V2 before 0.33.0) and for OOMs inside the profile itself. Its peak is
 proportional to requests x vocabulary: on our H200 (torch 2.11, ``benchmarks/sampler_sort_memory.py``)
 the sort-based top-k/top-p step took 36 bytes per (request, token) element beyond the model's
 bf16 logits, for every vocabulary from 128K to 262K and 256 requests or more (48 at 64 requests,
@@ -226,6 +230,63 @@ def sampler_max_num_seqs(facts: FactSet) -> Computed | None:
             f"{n_why.zh}；sampler 的显存与该数量成正比，减半并取 2 的幂为 {new}。",
         ),
         n_inputs,
+    )
+
+
+@calc(
+    "sampler_halved_max_num_seqs",
+    Text(
+        "A halved max_num_seqs for a sampler warm-up that ran after the KV cache was sized",
+        "KV cache 定好大小之后才运行的 sampler 预热所用的减半 max_num_seqs",
+    ),
+    "<N>",
+)
+def sampler_halved_max_num_seqs(facts: FactSet) -> Computed | None:
+    """Half the warm-up count as a power of two, with no promise that the freed memory stays free.
+
+    From 0.8.0 the V1 runner's ``profile_run()`` samples the same ``min(max_num_seqs,
+    max_num_batched_tokens)`` rows with the same top-k/top-p settings, so the sampler's peak is
+    already inside the profiled peak the KV cache was sized around: fewer sequences shrink the
+    profile too and the KV cache grows by about what they save. A fit computed from the free memory
+    at the OOM would cut concurrency and could still fail, so none is offered here.
+    """
+    n, n_why, n_inputs = warmup_requests(facts)
+    new = max(1, pow2_floor(n / 2))
+    return Computed(
+        str(new),
+        Text(
+            f"{n_why.en}; half of it as a power of two is {new}. The profiling run samples the same number of requests, "
+            "so the KV cache grows by about what this saves: it helps mainly through fewer CUDA graph sizes (0.10.0+, "
+            "below 256 sequences), so lower --gpu-memory-utilization first.",
+            f"{n_why.zh}；减半并取 2 的幂为 {new}。显存分析阶段采样的请求数与此相同，因此省下的显存大致会被 KV cache 吃回去："
+            "它主要通过减少 CUDA graph 尺寸起作用（0.10.0 起，且低于 256 个序列时），所以应先降低 --gpu-memory-utilization。",
+        ),
+        n_inputs,
+    )
+
+
+@calc(
+    "halved_max_num_seqs",
+    Text("max_num_seqs halved", "减半后的 max_num_seqs"),
+    "<N>",
+)
+def halved_max_num_seqs(facts: FactSet) -> Computed | None:
+    """Half of max_num_seqs (the flag, else the default) as a power of two, for profiles that run
+    max_num_seqs dummy sequences (the V0 engine) and have no per-request byte model of their own."""
+    seqs = _int(facts, "max_num_seqs")
+    fact = facts.get("max_num_seqs")
+    if seqs and fact is not None:
+        why = fact.source
+    else:
+        seqs, why = default_max_num_seqs(facts)
+    new = max(1, pow2_floor(seqs / 2))
+    return Computed(
+        str(new),
+        Text(
+            f"max_num_seqs = {seqs} ({why}); half of it as a power of two is {new}.",
+            f"max_num_seqs = {seqs}（{why}）；减半并取 2 的幂为 {new}。",
+        ),
+        ("max_num_seqs",),
     )
 
 
