@@ -170,9 +170,20 @@ def test_sampler_commands_carry_the_computed_values() -> None:
         vocab_size=154880,
         gpu_memory_utilization=0.9,
     )
-    assert script("sampler-warmup", "lower-max-num-seqs", fs) == (True, "vllm serve <MODEL> --max-num-seqs 32  # plus your other flags")
+    # the profiling run sampled the same 256 rows, so a fit from the free memory (32) would only grow the KV cache
+    assert script("sampler-warmup", "lower-max-num-seqs", fs) == (True, "vllm serve <MODEL> --max-num-seqs 128  # plus your other flags")
     ok, text = script("sampler-warmup", "lower-gpu-memory-utilization", fs)
     assert ok and "--gpu-memory-utilization 0.82" in text
+
+
+def test_post_kv_warmup_leaves_give_back_utilization_before_capping_sequences() -> None:
+    # vllm/v1/worker/gpu_model_runner.py@0.8.0: profile_run() samples the same rows, so util is the lever that widens the margin
+    for lid in ("sampler-warmup", "sampler-sort-large-vocab", "sampler-sort-deepgemm"):
+        ids = [f.id for f in kb().leaves[lid].fixes]
+        assert ids.index("lower-gpu-memory-utilization") < ids.index("lower-max-num-seqs"), lid
+        seqs = next(f for f in kb().leaves[lid].fixes if f.id == "lower-max-num-seqs")
+        assert seqs.evidence == "code" and any("@0." in s for s in seqs.sources)
+        assert "does not change" not in seqs.cost_note.en and "KV cache grows" in seqs.cost_note.en
 
 
 def test_graph_accounting_switch_by_release() -> None:

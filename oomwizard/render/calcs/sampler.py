@@ -24,6 +24,7 @@ import math
 
 from ...facts.model import FactSet
 from ...i18n import Text
+from ...versions import Version
 from ..numbers import (
     GIB,
     Computed,
@@ -67,7 +68,7 @@ MIN_UTIL = 0.10
 """No utilization below this is offered: the model itself would not fit."""
 
 FAMILY_VOCAB: dict[str, int] = {
-    "deepseek_v3": 129280,
+    "deepseek_v3": 163840,
     "deepseek_v32": 129280,
     "kimi": 163840,
     "qwen": 152064,
@@ -76,11 +77,24 @@ FAMILY_VOCAB: dict[str, int] = {
     "glm": 151552,
     "gemma": 262208,
 }
-"""Vocabulary sizes typical of a family (the largest common one), used only when the model's own
+"""Vocabulary sizes typical of a family (the largest common one: DeepseekV3ForCausalLM also carries
+Kimi K2's 163,840 next to DeepSeek-V3's 129,280), used only when the model's own
 ``vocab_size`` is unknown; the explanation says so."""
 
 
+TRITON_TOPK_TOPP = Version.parse("0.17.0")
+"""From this release ``apply_top_k_top_p`` sends batches of 8 rows or more to a Triton kernel that
+works in place on the float32 logits with a num_SMs x vocabulary scratch buffer: no sort, no int64
+order (``vllm/v1/sample/ops/topk_topp_sampler.py@0.17.0``). The 38 B model is then an upper bound."""
+
+
 # --- reading facts ---------------------------------------------------------------------------------
+
+
+def sorts_every_row(facts: FactSet) -> bool:
+    """Whether the warm-up's top-k/top-p sorts the logits: before 0.17.0, or when the release is unknown."""
+    v = Version.try_parse(facts.value("vllm_version"))
+    return v is None or v < TRITON_TOPK_TOPP
 
 
 def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
@@ -146,6 +160,11 @@ def warmup_peak_bytes(facts: FactSet, requests: int) -> tuple[int, Text] | None:
     peak = requests * rows * vocab * BYTES_PER_ELEMENT
     rows_en = f" x {rows} rows (1 + num_speculative_tokens, as a full batch verifies them)" if rows > 1 else ""
     rows_zh = f" x {rows} 行（1 + num_speculative_tokens，满批次验证时的行数）" if rows > 1 else ""
+    if not sorts_every_row(facts):
+        vocab_why = Text(
+            f"{vocab_why.en}; an upper bound, as from 0.17.0 the top-k/top-p kernel does not sort",
+            f"{vocab_why.zh}；这是上限，因为 0.17.0 起 top-k/top-p kernel 不再排序",
+        )
     return peak, Text(
         f"{requests}{rows_en} x {vocab:,} x {BYTES_PER_ELEMENT} B = {_gib(peak)} ({vocab_why.en})",
         f"{requests}{rows_zh} x {vocab:,} x {BYTES_PER_ELEMENT} B = {_gib(peak)}（{vocab_why.zh}）",
@@ -160,7 +179,7 @@ def held_by_the_warmup(facts: FactSet, requests: int) -> tuple[int, Text] | None
     """
     asked = _int(facts, "oom_requested_bytes")
     voc = vocabulary(facts)
-    if asked is None or voc is None or rows_per_request(facts) != 1:
+    if asked is None or voc is None or rows_per_request(facts) != 1 or not sorts_every_row(facts):
         return None
     elements = requests * voc[0]
     if abs(asked - elements * INDEX_BYTES) > 0.05 * elements * INDEX_BYTES:
@@ -317,6 +336,8 @@ def sampler_gpu_util(facts: FactSet) -> Computed | None:
     margin = GIB // 2
     if total:
         peak = warmup_peak_bytes(facts, n)
+        if not sorts_every_row(facts) and requested is not None:
+            peak = None  # 0.17.0+: no sort, so the 38 B model overstates; the failed request is the better guide
         if peak is not None and free is not None:
             held = held_by_the_warmup(facts, n)
             room = free + (held[0] if held else 0)
