@@ -252,3 +252,20 @@ def test_fix_applied_to_the_operators_own_command() -> None:
     )
     ok, text = script("sampler-warmup", "lower-max-num-seqs", fs)
     assert ok and text == "vllm serve Qwen/Qwen2.5-7B-Instruct --max-num-seqs 512 --gpu-memory-utilization 0.95"
+
+
+def test_v0_profile_leaf_does_not_lead_with_chunked_prefill() -> None:
+    # vllm/worker/utils.py@0.7.3 and engine/arg_utils.py@0.7.3: V0 refuses chunked prefill for
+    # encoder-decoder (Llama-3.2-Vision, the model this leaf's reports use) and pooling models
+    leaf = kb().leaves["profile-run-oom-v0"]
+    ids = [f.id for f in leaf.fixes]
+    assert ids[0] == "lower-max-num-seqs" and ids.index("chunked-prefill") > ids.index("shorter-context")
+    chunked = next(f for f in leaf.fixes if f.id == "chunked-prefill")
+    note = chunked.variants[0].note
+    assert note is not None
+    for text in (note.en, note.zh):
+        assert "Chunked prefill for encoder/decoder models is not currently supported." in text
+        assert "Chunked prefill is not supported for pooling models" in text
+    ok, text = script("profile-run-oom-v0", "lower-max-num-seqs", facts(vllm_version="0.7.3", engine="v0", max_num_seqs=256))
+    assert ok and "--max-num-seqs 128" in text
+    assert "32K" in leaf.root_cause.en or "32K" in leaf.conclusion.en
