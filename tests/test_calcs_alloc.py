@@ -1,0 +1,28 @@
+"""Allocator settings keep the operator's other options and set only expandable_segments."""
+
+from __future__ import annotations
+
+from kbkit import facts
+
+from oomwizard.render.calcs.alloc import split_fields, with_expandable
+from oomwizard.render.numbers import resolve
+
+
+def test_other_options_survive_and_brackets_stay_whole() -> None:
+    conf = "garbage_collection_threshold:0.8,roundup_power2_divisions:[256:1,>:2],expandable_segments:True"
+    assert split_fields(conf) == ["garbage_collection_threshold:0.8", "roundup_power2_divisions:[256:1,>:2]", "expandable_segments:True"]
+    assert with_expandable(conf, False) == "expandable_segments:False,garbage_collection_threshold:0.8,roundup_power2_divisions:[256:1,>:2]"
+    assert with_expandable(None, True) == "expandable_segments:True"
+
+
+def test_the_export_carries_the_detected_setting() -> None:
+    r = resolve("alloc_conf_expandable_off", facts(alloc_conf="expandable_segments:True,max_split_size_mb:512"))
+    assert r.value == "expandable_segments:False,max_split_size_mb:512"
+    assert "max_split_size_mb:512" in r.why.en and "其他选项保留" in r.why.zh
+    on = resolve("alloc_conf_expandable_on", facts(alloc_conf="garbage_collection_threshold:0.8"))
+    assert on.value == "expandable_segments:True,garbage_collection_threshold:0.8"
+
+
+def test_without_a_detected_setting_the_plain_option_is_printed_with_advice() -> None:
+    r = resolve("alloc_conf_expandable_off", facts())
+    assert r.value == "expandable_segments:False" and "after a comma" in r.why.en
