@@ -385,3 +385,20 @@ def test_spec_headroom_uses_vocabulary_and_draft_tokens() -> None:
     fs = facts(vllm_version="0.24.0", max_num_seqs=1024, num_speculative_tokens=7, vocab_size=151936, startup_total_gib=79.19)
     ok, cmd = script("speculative-decoding", "spec-headroom", fs)
     assert ok and "--gpu-memory-utilization 0.86" in cmd
+
+
+def test_real_p2p_check_is_offered_only_where_it_is_not_already_the_default() -> None:
+    # vllm/envs.py@0.10.0: VLLM_SKIP_P2P_CHECK defaults to "0" (the real test); envs.py@0.10.1: "1"
+    assert not script("custom-allreduce-ipc", "real-p2p-check", facts(vllm_version="0.10.0"))[0]
+    ok, cmd = script("custom-allreduce-ipc", "real-p2p-check", facts(vllm_version="0.10.1"))
+    assert ok and "export VLLM_SKIP_P2P_CHECK=0" in cmd
+
+
+def test_capture_checks_pass_when_the_registering_line_is_debug_only() -> None:
+    # distributed/device_communicators/custom_all_reduce.py@0.27.0 logs "Registering ..." at DEBUG
+    import re
+
+    log = "INFO 09-01 gpu_model_runner.py:6914] Graph capturing finished in 12 secs, took 0.42 GiB"
+    for lid in ("custom-allreduce-ipc", "expandable-segments-custom-allreduce"):
+        pats = [c.auto.log_present for c in kb().leaves[lid].checks if c.auto and c.auto.log_present and "Registering" in c.auto.log_present]
+        assert pats and all(re.search(p, log) for p in pats), lid
