@@ -208,3 +208,15 @@ def test_from_017_the_util_calc_uses_the_failed_request_not_the_sort_model() -> 
 def test_deepseek_v3_family_vocabulary_covers_kimi_k2() -> None:
     voc = sampler_calcs.vocabulary(facts(model_family="deepseek_v3"))
     assert voc is not None and voc[0] == 163840
+
+
+def test_model_runner_v2_warmup_divides_the_token_budget_by_the_prompt_length() -> None:
+    # vllm/v1/worker/gpu/warmup.py@0.25.0: num_reqs = min(max_num_seqs, tokens // (decode_query_len + 1), ...)
+    n, why, _ = sampler_calcs.warmup_requests(facts(model_runner="v2", max_num_seqs=1024, max_num_batched_tokens=2048))
+    assert n == 1024 and "// 2" in why.en
+    n, _, _ = sampler_calcs.warmup_requests(
+        facts(model_runner="v2", max_num_seqs=1024, max_num_batched_tokens=2048, num_speculative_tokens=3)
+    )
+    assert n == 409  # 2048 // (2 + 3)
+    n, _, _ = sampler_calcs.warmup_requests(facts(model_runner="v1", max_num_seqs=1024, max_num_batched_tokens=512))
+    assert n == 512

@@ -269,3 +269,15 @@ def test_v0_profile_leaf_does_not_lead_with_chunked_prefill() -> None:
     ok, text = script("profile-run-oom-v0", "lower-max-num-seqs", facts(vllm_version="0.7.3", engine="v0", max_num_seqs=256))
     assert ok and "--max-num-seqs 128" in text
     assert "32K" in leaf.root_cause.en or "32K" in leaf.conclusion.en
+
+
+def test_mrv2_warmup_leaf_names_the_releases_that_have_the_gap() -> None:
+    # gpu_worker.py@0.17.0 calls warmup_kernels(); gpu/sample/sampler.py@0.23.0 first uses FlashInfer;
+    # gpu/model_runner.py@0.33.0 profiles with SamplingParams.for_sampler_warmup()
+    leaf = kb().leaves["sampler-warmup-mrv2"]
+    assert not script(leaf.id, "native-sampler", facts(vllm_version="0.20.0"))[0]
+    assert script(leaf.id, "native-sampler", facts(vllm_version="0.23.0"))[0]
+    ok, cmd = script(leaf.id, "upgrade-to-0-33", facts(vllm_version="0.30.0"))
+    assert ok and "vllm>=0.33" in cmd
+    assert not script(leaf.id, "upgrade-to-0-33", facts(vllm_version="0.33.0"))[0]
+    assert "0.17.0" in leaf.conclusion.en and "0.33.0" in leaf.root_cause.en

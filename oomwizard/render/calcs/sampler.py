@@ -113,6 +113,21 @@ def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
         seqs, why = default_max_num_seqs(facts)
         seqs_why_en, seqs_why_zh = why, why
     tokens = _int(facts, "max_num_batched_tokens") or (default_max_num_batched_tokens(facts) or (2048, ""))[0]
+    if facts.value("model_runner") == "v2":
+        # gpu/warmup.py@0.25.0: prompts of decode_query_len + 1 = 2 + k tokens (k draft tokens); the
+        # KV-block cap is left out, it binds only on a nearly empty KV cache.
+        per = 2 + max(0, _int(facts, "num_speculative_tokens") or 0)
+        n = max(1, min(seqs, tokens // per))
+        return (
+            n,
+            Text(
+                f"model runner V2's warm-up samples min(max_num_seqs = {seqs} ({seqs_why_en}), "
+                f"max_num_batched_tokens = {tokens} // {per}) = {n} requests",
+                f"Model Runner V2 的预热采样 min(max_num_seqs = {seqs}（{seqs_why_zh}），"
+                f"max_num_batched_tokens = {tokens} // {per}) = {n} 个请求",
+            ),
+            ("max_num_seqs", "max_num_batched_tokens", "model_runner"),
+        )
     n = min(seqs, tokens)
     return (
         n,
