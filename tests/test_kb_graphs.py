@@ -402,3 +402,13 @@ def test_capture_checks_pass_when_the_registering_line_is_debug_only() -> None:
     for lid in ("custom-allreduce-ipc", "expandable-segments-custom-allreduce"):
         pats = [c.auto.log_present for c in kb().leaves[lid].checks if c.auto and c.auto.log_present and "Registering" in c.auto.log_present]
         assert pats and all(re.search(p, log) for p in pats), lid
+
+
+def test_capture_leaf_separates_the_oom_that_only_looks_like_capture() -> None:
+    # gpu_worker.py@0.20.0: profile_cudagraph_memory() runs before the KV cache, kernel_warmup() before capture
+    leaf = kb().leaves["cudagraph-capture"]
+    first = leaf.caveats[0]
+    for text in (first.en, first.zh):
+        assert "profile_cudagraph_memory()" in text and "kernel_warmup()" in text and "--max-num-batched-tokens" in text
+    assert "only lever" not in next(f for f in leaf.fixes if f.id == "lower-max-num-seqs").cost_note.en
+    assert not any("not verified" in c.en for c in leaf.caveats)
