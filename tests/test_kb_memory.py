@@ -331,3 +331,21 @@ def test_a_leftover_v0_switch_on_a_v1_only_release_leads_to_the_migration_leaf()
     assert leaf_for(fs).id == "v1-migration"
     # the same switch where V0 still exists is a choice, not evidence of an upgrade
     assert suggested("changed_recently", vllm_version="0.9.2", env_vllm_use_v1="0") is None
+
+
+def test_cpu_offload_forces_the_v1_runner_only_before_0_28() -> None:
+    # vllm/v1/worker/gpu/model_runner.py@0.28.0 builds the offloader (vllm#51413); 0.27.1 does not
+    for lid in ("weights-load-oom", "kv-cache-too-small"):
+        ok, cmd = script(lid, "cpu-offload-weights", facts(vllm_version="0.27.1", checkpoint_gib=40))
+        assert ok and "VLLM_USE_V2_MODEL_RUNNER=0" in cmd, lid
+        ok, cmd = script(lid, "cpu-offload-weights", facts(vllm_version="0.28.0", checkpoint_gib=40))
+        assert ok and "VLLM_USE_V2_MODEL_RUNNER" not in cmd, lid
+
+
+def test_fixed_kv_cache_size_keeps_the_utilization_check_in_view() -> None:
+    # vllm/v1/worker/utils.py@0.21.0 request_memory(): the free-memory check runs with --kv-cache-memory-bytes too
+    for lid, fid in (("no-kv-cache-memory", "kv-cache-bytes-from-vllm"), ("runtime-oom", "kv-cache-bytes-that-fit"),
+                     ("sleep-mode", "fixed-kv-cache-size")):
+        fix = next(f for f in kb().leaves[lid].fixes if f.id == fid)
+        note = fix.variants[0].note
+        assert note is not None and "free share" in note.en and "空闲比例" in note.zh, lid
