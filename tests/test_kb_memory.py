@@ -349,3 +349,12 @@ def test_fixed_kv_cache_size_keeps_the_utilization_check_in_view() -> None:
         fix = next(f for f in kb().leaves[lid].fixes if f.id == fid)
         note = fix.variants[0].note
         assert note is not None and "free share" in note.en and "空闲比例" in note.zh, lid
+
+
+def test_logprobs_leaf_states_the_v2_chunking_as_verified() -> None:
+    # vllm/v1/worker/gpu/sample/prompt_logprob.py@0.33.0: CHUNK_SIZE = 1024
+    leaf = kb().leaves["runtime-oom-logprobs"]
+    assert not any("unverified" in c.en or "downstream" in c.en.lower() for c in leaf.caveats)
+    assert any("1,024-token chunks" in c.en and "--max-logprobs" in c.en for c in leaf.caveats)
+    step = next(f for f in leaf.fixes if f.id == "step-sized-for-logits").variants[0].note
+    assert step is not None and "1,024" in step.en and "1,024" in step.zh
