@@ -358,3 +358,13 @@ def test_logprobs_leaf_states_the_v2_chunking_as_verified() -> None:
     assert any("1,024-token chunks" in c.en and "--max-logprobs" in c.en for c in leaf.caveats)
     step = next(f for f in leaf.fixes if f.id == "step-sized-for-logits").variants[0].note
     assert step is not None and "1,024" in step.en and "1,024" in step.zh
+
+
+def test_a_multimodal_server_that_dies_at_run_time_reaches_the_multimodal_leaf() -> None:
+    # v1/worker/gpu/model_runner.py@0.26.0 profiles no encoder under V2; @0.27.0 does
+    assert leaf_for(facts(failure_phase="serving", vllm_version="0.26.0", is_multimodal=True)).id == "multimodal-profile"
+    ok, cmd = script("multimodal-profile", "v1-runner-profiles-the-encoder", facts(vllm_version="0.26.0"))
+    assert ok and "export VLLM_USE_V2_MODEL_RUNNER=0" in cmd
+    assert not script("multimodal-profile", "v1-runner-profiles-the-encoder", facts(vllm_version="0.27.0"))[0]
+    ok, cmd = script("multimodal-profile", "profile-with-your-size", facts(vllm_version="0.11.1"))
+    assert ok and '"width": 1024' in cmd

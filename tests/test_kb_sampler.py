@@ -232,8 +232,9 @@ def test_multimodal_limit_spelling_by_release() -> None:
     assert ok and "--language-model-only" in text
     ok, text = script("multimodal-profile", "language-model-only", facts(vllm_version="0.16.0"))
     assert ok and """'{"image": 0, "video": 0}'""" in text
-    ok, _ = script("multimodal-profile", "profile-with-your-size", facts(vllm_version="0.14.0"))
-    assert not ok
+    # the per-modality dummy options first ship in 0.11.1 (vllm/config/multimodal.py@0.11.1)
+    assert script("multimodal-profile", "profile-with-your-size", facts(vllm_version="0.14.0"))[0]
+    assert not script("multimodal-profile", "profile-with-your-size", facts(vllm_version="0.11.0"))[0]
 
 
 def test_profile_commands_use_the_token_budget() -> None:
