@@ -26,3 +26,13 @@ def test_the_export_carries_the_detected_setting() -> None:
 def test_without_a_detected_setting_the_plain_option_is_printed_with_advice() -> None:
     r = resolve("alloc_conf_expandable_off", facts())
     assert r.value == "expandable_segments:False" and "after a comma" in r.why.en
+
+
+def test_fragmentation_export_keeps_the_operators_other_options() -> None:
+    from kbkit import script
+
+    fs = facts(vllm_version="0.15.0", alloc_conf="garbage_collection_threshold:0.8")
+    ok, cmd = script("fragmentation", "expandable-segments", fs)
+    assert ok and "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,garbage_collection_threshold:0.8" in cmd
+    ok, cmd = script("weights-load-oom", "expandable-segments-while-loading", facts(vllm_version="0.15.0"))
+    assert ok and "unset PYTORCH_ALLOC_CONF" in cmd
