@@ -412,3 +412,14 @@ def test_capture_leaf_separates_the_oom_that_only_looks_like_capture() -> None:
         assert "profile_cudagraph_memory()" in text and "kernel_warmup()" in text and "--max-num-batched-tokens" in text
     assert "only lever" not in next(f for f in leaf.fixes if f.id == "lower-max-num-seqs").cost_note.en
     assert not any("not verified" in c.en for c in leaf.caveats)
+
+
+def test_an_unsupported_speculative_method_keeps_the_v1_runner() -> None:
+    # config/vllm.py@0.25.0 and @0.29.0: ngram (and other non-EAGLE/MTP methods) fall back to the V1 runner
+    from oomwizard.engine import suggest
+
+    for qid in ("model_runner", "capture_runner"):
+        q = kb().questions[qid]
+        assert suggest(q, facts(vllm_version="0.30.0", speculative_method="ngram")).answer == "v1", qid
+        assert suggest(q, facts(vllm_version="0.30.0", speculative_method="mtp")).answer == "v2", qid
+        assert suggest(q, facts(vllm_version="0.26.0", speculative_method="ngram", is_moe=False)).answer == "v1", qid
