@@ -36,3 +36,11 @@ def test_fragmentation_export_keeps_the_operators_other_options() -> None:
     assert ok and "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,garbage_collection_threshold:0.8" in cmd
     ok, cmd = script("weights-load-oom", "expandable-segments-while-loading", facts(vllm_version="0.15.0"))
     assert ok and "unset PYTORCH_ALLOC_CONF" in cmd
+
+
+def test_pipeline_stages_follow_the_gpu_count() -> None:
+    from kbkit import script
+
+    ok, cmd = script("weights-load-oom", "uneven-pipeline-stages", facts(vllm_version="0.15.0", gpu_count=3))
+    assert ok and "--pipeline-parallel-size 3" in cmd
+    assert "VLLM_PP_LAYER_PARTITION='<LAYERS_ON_GPU0>,<LAYERS_ON_GPU1>,<LAYERS_ON_GPU2>'" in cmd
