@@ -282,3 +282,13 @@ def test_mrv2_warmup_leaf_names_the_releases_that_have_the_gap() -> None:
     assert ok and "vllm>=0.33" in cmd
     assert not script(leaf.id, "upgrade-to-0-33", facts(vllm_version="0.33.0"))[0]
     assert "0.17.0" in leaf.conclusion.en and "0.33.0" in leaf.root_cause.en
+
+
+def test_a_sampler_oom_before_any_kv_cache_line_is_the_profile() -> None:
+    # v1/worker/gpu_model_runner.py@0.8.0: profile_run() raises the same "warming up sampler" message
+    base = dict(diagnosis="sampler-warmup", sampler_dummy_requests=256, vllm_version="0.15.0", weights_gib=14.0)
+    assert leaf_for(facts(**base)).id == "profile-run-oom"
+    assert leaf_for(facts(**base, kv_cache_gib=3.2)).id == "sampler-warmup"
+    assert leaf_for(facts(**base, kv_cache_tokens=40000)).id == "sampler-warmup"
+    # a log that starts after the weights says nothing about the phase
+    assert leaf_for(facts(diagnosis="sampler-warmup", sampler_dummy_requests=256, vllm_version="0.15.0")).id == "sampler-warmup"
