@@ -111,6 +111,7 @@ UI: dict[str, Text] = {
     "fill_in": Text("fill in", "请填写"),
     "unknown": Text("unknown", "未知"),
     "evidence.verified": Text("verified", "已验证"),
+    "evidence.code": Text("checked in source", "已核对源码"),
     "evidence.documented": Text("documented", "有文档"),
     "evidence.untested": Text("untested", "未验证"),
     "cost.none": Text("no throughput cost", "无性能损失"),

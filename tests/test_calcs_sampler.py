@@ -170,3 +170,53 @@ def test_max_pixels_share_the_context_between_images_and_text() -> None:
     assert r.value == str(2944 * 28 * 28)
     one = resolve("mm_max_pixels", facts(max_model_len=32768))
     assert one.value == str(4096 * 28 * 28)  # capped at 4,096 tokens per image
+
+
+# --- the V1 warm-up after the KV cache: the profile already counted the sampler -----------------------
+
+
+def test_halved_seqs_do_not_promise_the_freed_memory_stays_free() -> None:
+    # vllm/v1/worker/gpu_model_runner.py@0.8.0: profile_run() samples the same rows, so the KV cache grows back
+    fs = facts(sampler_dummy_requests=256, oom_free_bytes=int(212.62 * MIB), vocab_size=154880)
+    r = resolve("sampler_halved_max_num_seqs", fs)
+    assert r.value == "128"  # not the 32 a fit from the free memory would give
+    assert "KV cache grows" in r.why.en and "--gpu-memory-utilization" in r.why.en
+    assert "KV cache 吃回去" in r.why.zh
+    assert resolve("sampler_halved_max_num_seqs", facts(max_num_seqs=1)).value == "1"
+
+
+def test_halved_max_num_seqs_reads_the_flag_or_the_v0_default() -> None:
+    r = resolve("halved_max_num_seqs", facts(max_num_seqs=512))
+    assert r.value == "256" and "max_num_seqs = 512" in r.why.en
+    assert "38 B" not in r.why.en  # no V1 warm-up byte model for a V0 profile
+    assert resolve("halved_max_num_seqs", facts(engine="v0", vllm_version="0.7.3")).value == "128"
+
+
+def test_from_017_the_util_calc_uses_the_failed_request_not_the_sort_model() -> None:
+    # vllm/v1/sample/ops/topk_topp_sampler.py@0.17.0: batches of 8+ rows go to the Triton kernel, no sort
+    base = dict(sampler_dummy_requests=256, oom_free_bytes=int(212.62 * MIB), vocab_size=154880,
+                oom_requested_bytes=304 * MIB, oom_total_bytes=int(23.52 * GIB), gpu_memory_utilization=0.9)
+    old = resolve("sampler_gpu_util", facts(**base, vllm_version="0.16.0"))
+    new = resolve("sampler_gpu_util", facts(**base, vllm_version="0.17.0"))
+    assert old.value == "0.83" and "int64 order" in old.why.en
+    # (304 - 212.62) MiB + 0.5 GiB over 23.52 GiB = 0.025 -> 0.03
+    assert new.value == "0.87" and "failed allocation asked for" in new.why.en
+    peak = sampler_calcs.warmup_peak_bytes(facts(vocab_size=151936, vllm_version="0.17.0"), 256)
+    assert peak is not None and "upper bound" in peak[1].en
+
+
+def test_deepseek_v3_family_vocabulary_covers_kimi_k2() -> None:
+    voc = sampler_calcs.vocabulary(facts(model_family="deepseek_v3"))
+    assert voc is not None and voc[0] == 163840
+
+
+def test_model_runner_v2_warmup_divides_the_token_budget_by_the_prompt_length() -> None:
+    # vllm/v1/worker/gpu/warmup.py@0.25.0: num_reqs = min(max_num_seqs, tokens // (decode_query_len + 1), ...)
+    n, why, _ = sampler_calcs.warmup_requests(facts(model_runner="v2", max_num_seqs=1024, max_num_batched_tokens=2048))
+    assert n == 1024 and "// 2" in why.en
+    n, _, _ = sampler_calcs.warmup_requests(
+        facts(model_runner="v2", max_num_seqs=1024, max_num_batched_tokens=2048, num_speculative_tokens=3)
+    )
+    assert n == 409  # 2048 // (2 + 3)
+    n, _, _ = sampler_calcs.warmup_requests(facts(model_runner="v1", max_num_seqs=1024, max_num_batched_tokens=512))
+    assert n == 512

@@ -210,7 +210,7 @@ def test_deepseek_v4_on_0_28_tries_the_plain_v1_runner_first() -> None:
     assert leaf.fixes[0].id == "use-v1-model-runner"
     ok, cmd = script(leaf.id, "use-v1-model-runner", facts(vllm_version="0.28.0", serve_command="vllm serve deepseek-ai/DeepSeek-V4-Pro -tp 4"))
     assert ok and cmd.splitlines() == ["export VLLM_USE_V2_MODEL_RUNNER=0", "vllm serve deepseek-ai/DeepSeek-V4-Pro -tp 4"]
-    assert any("vllm#52401" in c.en and "vllm#55486" in c.en for c in leaf.caveats)
+    assert any("vllm#52401" in c.en and "vllm#55486" in c.en and "attention.py@0.28.0" in c.en for c in leaf.caveats)
     # DeepSeek-V4-Pro (861B) never ran on 8x L40S: that environment belongs to the Llama report
     assert "L40S" not in leaf.environment.en
 
@@ -385,3 +385,41 @@ def test_spec_headroom_uses_vocabulary_and_draft_tokens() -> None:
     fs = facts(vllm_version="0.24.0", max_num_seqs=1024, num_speculative_tokens=7, vocab_size=151936, startup_total_gib=79.19)
     ok, cmd = script("speculative-decoding", "spec-headroom", fs)
     assert ok and "--gpu-memory-utilization 0.86" in cmd
+
+
+def test_real_p2p_check_is_offered_only_where_it_is_not_already_the_default() -> None:
+    # vllm/envs.py@0.10.0: VLLM_SKIP_P2P_CHECK defaults to "0" (the real test); envs.py@0.10.1: "1"
+    assert not script("custom-allreduce-ipc", "real-p2p-check", facts(vllm_version="0.10.0"))[0]
+    ok, cmd = script("custom-allreduce-ipc", "real-p2p-check", facts(vllm_version="0.10.1"))
+    assert ok and "export VLLM_SKIP_P2P_CHECK=0" in cmd
+
+
+def test_capture_checks_pass_when_the_registering_line_is_debug_only() -> None:
+    # distributed/device_communicators/custom_all_reduce.py@0.27.0 logs "Registering ..." at DEBUG
+    import re
+
+    log = "INFO 09-01 gpu_model_runner.py:6914] Graph capturing finished in 12 secs, took 0.42 GiB"
+    for lid in ("custom-allreduce-ipc", "expandable-segments-custom-allreduce"):
+        pats = [c.auto.log_present for c in kb().leaves[lid].checks if c.auto and c.auto.log_present and "Registering" in c.auto.log_present]
+        assert pats and all(re.search(p, log) for p in pats), lid
+
+
+def test_capture_leaf_separates_the_oom_that_only_looks_like_capture() -> None:
+    # gpu_worker.py@0.20.0: profile_cudagraph_memory() runs before the KV cache, kernel_warmup() before capture
+    leaf = kb().leaves["cudagraph-capture"]
+    first = leaf.caveats[0]
+    for text in (first.en, first.zh):
+        assert "profile_cudagraph_memory()" in text and "kernel_warmup()" in text and "--max-num-batched-tokens" in text
+    assert "only lever" not in next(f for f in leaf.fixes if f.id == "lower-max-num-seqs").cost_note.en
+    assert not any("not verified" in c.en for c in leaf.caveats)
+
+
+def test_an_unsupported_speculative_method_keeps_the_v1_runner() -> None:
+    # config/vllm.py@0.25.0 and @0.29.0: ngram (and other non-EAGLE/MTP methods) fall back to the V1 runner
+    from oomwizard.engine import suggest
+
+    for qid in ("model_runner", "capture_runner"):
+        q = kb().questions[qid]
+        assert suggest(q, facts(vllm_version="0.30.0", speculative_method="ngram")).answer == "v1", qid
+        assert suggest(q, facts(vllm_version="0.30.0", speculative_method="mtp")).answer == "v2", qid
+        assert suggest(q, facts(vllm_version="0.26.0", speculative_method="ngram", is_moe=False)).answer == "v1", qid

@@ -331,3 +331,40 @@ def test_a_leftover_v0_switch_on_a_v1_only_release_leads_to_the_migration_leaf()
     assert leaf_for(fs).id == "v1-migration"
     # the same switch where V0 still exists is a choice, not evidence of an upgrade
     assert suggested("changed_recently", vllm_version="0.9.2", env_vllm_use_v1="0") is None
+
+
+def test_cpu_offload_forces_the_v1_runner_only_before_0_28() -> None:
+    # vllm/v1/worker/gpu/model_runner.py@0.28.0 builds the offloader (vllm#51413); 0.27.1 does not
+    for lid in ("weights-load-oom", "kv-cache-too-small"):
+        ok, cmd = script(lid, "cpu-offload-weights", facts(vllm_version="0.27.1", checkpoint_gib=40))
+        assert ok and "VLLM_USE_V2_MODEL_RUNNER=0" in cmd, lid
+        ok, cmd = script(lid, "cpu-offload-weights", facts(vllm_version="0.28.0", checkpoint_gib=40))
+        assert ok and "VLLM_USE_V2_MODEL_RUNNER" not in cmd, lid
+
+
+def test_fixed_kv_cache_size_keeps_the_utilization_check_in_view() -> None:
+    # vllm/v1/worker/utils.py@0.21.0 request_memory(): the free-memory check runs with --kv-cache-memory-bytes too
+    for lid, fid in (("no-kv-cache-memory", "kv-cache-bytes-from-vllm"), ("runtime-oom", "kv-cache-bytes-that-fit"),
+                     ("sleep-mode", "fixed-kv-cache-size")):
+        fix = next(f for f in kb().leaves[lid].fixes if f.id == fid)
+        note = fix.variants[0].note
+        assert note is not None and "free share" in note.en and "空闲比例" in note.zh, lid
+
+
+def test_logprobs_leaf_states_the_v2_chunking_as_verified() -> None:
+    # vllm/v1/worker/gpu/sample/prompt_logprob.py@0.33.0: CHUNK_SIZE = 1024
+    leaf = kb().leaves["runtime-oom-logprobs"]
+    assert not any("unverified" in c.en or "downstream" in c.en.lower() for c in leaf.caveats)
+    assert any("1,024-token chunks" in c.en and "--max-logprobs" in c.en for c in leaf.caveats)
+    step = next(f for f in leaf.fixes if f.id == "step-sized-for-logits").variants[0].note
+    assert step is not None and "1,024" in step.en and "1,024" in step.zh
+
+
+def test_a_multimodal_server_that_dies_at_run_time_reaches_the_multimodal_leaf() -> None:
+    # v1/worker/gpu/model_runner.py@0.26.0 profiles no encoder under V2; @0.27.0 does
+    assert leaf_for(facts(failure_phase="serving", vllm_version="0.26.0", is_multimodal=True)).id == "multimodal-profile"
+    ok, cmd = script("multimodal-profile", "v1-runner-profiles-the-encoder", facts(vllm_version="0.26.0"))
+    assert ok and "export VLLM_USE_V2_MODEL_RUNNER=0" in cmd
+    assert not script("multimodal-profile", "v1-runner-profiles-the-encoder", facts(vllm_version="0.27.0"))[0]
+    ok, cmd = script("multimodal-profile", "profile-with-your-size", facts(vllm_version="0.11.1"))
+    assert ok and '"width": 1024' in cmd

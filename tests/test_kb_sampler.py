@@ -170,9 +170,20 @@ def test_sampler_commands_carry_the_computed_values() -> None:
         vocab_size=154880,
         gpu_memory_utilization=0.9,
     )
-    assert script("sampler-warmup", "lower-max-num-seqs", fs) == (True, "vllm serve <MODEL> --max-num-seqs 32  # plus your other flags")
+    # the profiling run sampled the same 256 rows, so a fit from the free memory (32) would only grow the KV cache
+    assert script("sampler-warmup", "lower-max-num-seqs", fs) == (True, "vllm serve <MODEL> --max-num-seqs 128  # plus your other flags")
     ok, text = script("sampler-warmup", "lower-gpu-memory-utilization", fs)
     assert ok and "--gpu-memory-utilization 0.82" in text
+
+
+def test_post_kv_warmup_leaves_give_back_utilization_before_capping_sequences() -> None:
+    # vllm/v1/worker/gpu_model_runner.py@0.8.0: profile_run() samples the same rows, so util is the lever that widens the margin
+    for lid in ("sampler-warmup", "sampler-sort-large-vocab", "sampler-sort-deepgemm"):
+        ids = [f.id for f in kb().leaves[lid].fixes]
+        assert ids.index("lower-gpu-memory-utilization") < ids.index("lower-max-num-seqs"), lid
+        seqs = next(f for f in kb().leaves[lid].fixes if f.id == "lower-max-num-seqs")
+        assert seqs.evidence == "code" and any("@0." in s for s in seqs.sources)
+        assert "does not change" not in seqs.cost_note.en and "KV cache grows" in seqs.cost_note.en
 
 
 def test_graph_accounting_switch_by_release() -> None:
@@ -221,8 +232,9 @@ def test_multimodal_limit_spelling_by_release() -> None:
     assert ok and "--language-model-only" in text
     ok, text = script("multimodal-profile", "language-model-only", facts(vllm_version="0.16.0"))
     assert ok and """'{"image": 0, "video": 0}'""" in text
-    ok, _ = script("multimodal-profile", "profile-with-your-size", facts(vllm_version="0.14.0"))
-    assert not ok
+    # the per-modality dummy options first ship in 0.11.1 (vllm/config/multimodal.py@0.11.1)
+    assert script("multimodal-profile", "profile-with-your-size", facts(vllm_version="0.14.0"))[0]
+    assert not script("multimodal-profile", "profile-with-your-size", facts(vllm_version="0.11.0"))[0]
 
 
 def test_profile_commands_use_the_token_budget() -> None:
@@ -241,3 +253,42 @@ def test_fix_applied_to_the_operators_own_command() -> None:
     )
     ok, text = script("sampler-warmup", "lower-max-num-seqs", fs)
     assert ok and text == "vllm serve Qwen/Qwen2.5-7B-Instruct --max-num-seqs 512 --gpu-memory-utilization 0.95"
+
+
+def test_v0_profile_leaf_does_not_lead_with_chunked_prefill() -> None:
+    # vllm/worker/utils.py@0.7.3 and engine/arg_utils.py@0.7.3: V0 refuses chunked prefill for
+    # encoder-decoder (Llama-3.2-Vision, the model this leaf's reports use) and pooling models
+    leaf = kb().leaves["profile-run-oom-v0"]
+    ids = [f.id for f in leaf.fixes]
+    assert ids[0] == "lower-max-num-seqs" and ids.index("chunked-prefill") > ids.index("shorter-context")
+    chunked = next(f for f in leaf.fixes if f.id == "chunked-prefill")
+    note = chunked.variants[0].note
+    assert note is not None
+    for text in (note.en, note.zh):
+        assert "Chunked prefill for encoder/decoder models is not currently supported." in text
+        assert "Chunked prefill is not supported for pooling models" in text
+    ok, text = script("profile-run-oom-v0", "lower-max-num-seqs", facts(vllm_version="0.7.3", engine="v0", max_num_seqs=256))
+    assert ok and "--max-num-seqs 128" in text
+    assert "32K" in leaf.root_cause.en or "32K" in leaf.conclusion.en
+
+
+def test_mrv2_warmup_leaf_names_the_releases_that_have_the_gap() -> None:
+    # gpu_worker.py@0.17.0 calls warmup_kernels(); gpu/sample/sampler.py@0.23.0 first uses FlashInfer;
+    # gpu/model_runner.py@0.33.0 profiles with SamplingParams.for_sampler_warmup()
+    leaf = kb().leaves["sampler-warmup-mrv2"]
+    assert not script(leaf.id, "native-sampler", facts(vllm_version="0.20.0"))[0]
+    assert script(leaf.id, "native-sampler", facts(vllm_version="0.23.0"))[0]
+    ok, cmd = script(leaf.id, "upgrade-to-0-33", facts(vllm_version="0.30.0"))
+    assert ok and "vllm>=0.33" in cmd
+    assert not script(leaf.id, "upgrade-to-0-33", facts(vllm_version="0.33.0"))[0]
+    assert "0.17.0" in leaf.conclusion.en and "0.33.0" in leaf.root_cause.en
+
+
+def test_a_sampler_oom_before_any_kv_cache_line_is_the_profile() -> None:
+    # v1/worker/gpu_model_runner.py@0.8.0: profile_run() raises the same "warming up sampler" message
+    base = dict(diagnosis="sampler-warmup", sampler_dummy_requests=256, vllm_version="0.15.0", weights_gib=14.0)
+    assert leaf_for(facts(**base)).id == "profile-run-oom"
+    assert leaf_for(facts(**base, kv_cache_gib=3.2)).id == "sampler-warmup"
+    assert leaf_for(facts(**base, kv_cache_tokens=40000)).id == "sampler-warmup"
+    # a log that starts after the weights says nothing about the phase
+    assert leaf_for(facts(diagnosis="sampler-warmup", sampler_dummy_requests=256, vllm_version="0.15.0")).id == "sampler-warmup"

@@ -160,6 +160,22 @@ CASES = [
          BETA, "    不会被提前固定。", "YAML joins them with a space", "warning"),
     Case("leaf-range-without-release", ((HOPPER, 'versions: ">=0.11,<0.20"\ntitle', 'versions: "<0.5"\ntitle'),),
          HOPPER, 'versions: "<0.5"', "cover no known vLLM release"),
+    Case("code-fix-without-reference", ((BETA, "sources: [fixtures/h200/oom_default.json]", "sources: [https://docs.vllm.ai/en/latest/]"),
+                                        (BETA, "    evidence: verified", "    evidence: code")),
+         BETA, "    evidence: code", "'code' needs a file@version reference"),
+    Case("code-leaf-without-reference", ((BETA, "evidence: verified\nfixes:", "evidence: code\nfixes:"),),
+         BETA, "evidence: code", "'code' needs a file@version reference (vllm/<path>.py@X.Y.Z) among its sources"),
+    Case("code-reference-unknown-release", ((BETA, "sources:\n  - fixtures/h200/oom_default.json",
+                                            "sources:\n  - fixtures/h200/oom_default.json\n  - vllm/v1/worker/gpu_worker.py@0.8.7"),),
+         BETA, "gpu_worker.py@0.8.7", "vLLM 0.8.7 is not a known release"),
+    Case("code-reference-malformed", ((BETA, "sources:\n  - fixtures/h200/oom_default.json",
+                                      "sources:\n  - fixtures/h200/oom_default.json\n  - gpu_worker@v0.11"),),
+         BETA, "gpu_worker@v0.11", "is not a file@version reference"),
+    Case("internal-document-in-leaf", ((BETA, "en: The budget is fixed when graph capture ends.",
+                                        "en: The budget is fixed when graph capture ends, as seed 004 says."),),
+         BETA, "as seed 004 says", "refers to an internal document"),
+    Case("internal-document-in-article", ((ZH_ALPHA, "## 步骤\n", "## 步骤\n\nseed 中的说法不对。\n"),),
+         ZH_ALPHA, "seed 中的说法", "refers to an internal document"),
     # --- commands against the releases --------------------------------------------------------
     Case("flag-missing-in-part-of-range", ((ALPHA, "--kv-cache-dtype: fp8", "--kv-cache-memory-bytes: 2G"),),
          ALPHA, "--kv-cache-memory-bytes: 2G", "--kv-cache-memory-bytes does not exist in vLLM 0.8.0-0.10.1"),
@@ -237,6 +253,22 @@ def test_lint_reports_mistake_at_file_and_line(tmp_path: Path, case: Case) -> No
 
 def test_fixture_knowledge_base_is_clean() -> None:
     assert lint(BASE) == []
+
+
+def test_code_level_accepts_a_reference_to_a_known_release(tmp_path: Path) -> None:
+    root = make_kb(tmp_path, ((BETA, "evidence: verified\nfixes:", "evidence: code\nfixes:"),
+                              (BETA, "sources:\n  - fixtures/h200/oom_default.json",
+                               "sources:\n  - fixtures/h200/oom_default.json\n  - vllm/v1/worker/gpu_worker.py@0.11.0\n"
+                               "  - torch/include/c10/cuda/CUDAAllocatorConfig.h@2.9.1")))
+    assert [p for p in lint(root) if p.file == BETA] == []
+
+
+def test_a_sampling_seed_is_not_an_internal_document() -> None:
+    from oomwizard.kb.lint_internal import internal_references
+
+    fine = "requests with their own seed bypass it\n带自身 seed 的请求会绕过它\nthe seed parameter of a request"
+    assert internal_references(fine) == []
+    assert [line for line, _ in internal_references("ok\nas some guides (and seed 004) say\nthe seed's value of 4")] == [2, 3]
 
 
 def test_problems_are_sorted_by_file_and_line(tmp_path: Path) -> None:

@@ -41,5 +41,7 @@ def test_demo_walks_to_the_sampler_fix_with_numbers() -> None:
     from oomwizard.render.report import leaf_text
 
     text = leaf_text(done.leaf, done.facts, done.path)
-    assert "--max-num-seqs 64" in text
+    # the profile already sampled the 1024 rows: give back utilization first, then halve the sequences
+    assert "--gpu-memory-utilization 0.93" in text and "--max-num-seqs 512" in text
+    assert text.index("--gpu-memory-utilization 0.93") < text.index("--max-num-seqs 512")
     assert "vllm serve meta-llama/Llama-3.3-70B-Instruct" in text

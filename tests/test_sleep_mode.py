@@ -134,7 +134,28 @@ def test_commands_follow_the_release_and_the_log() -> None:
     assert not render_fix(tags, _log(vllm_version=Version.parse("0.8.2"))).available
     assert render_fix(tags, _log(vllm_version=Version.parse("0.8.3"))).available
     drop = next(f for f in kb.leaves["sleep-mode-expandable-segments"].fixes if f.id == "drop-expandable-for-vllm")
-    assert "unset PYTORCH_CUDA_ALLOC_CONF" in render_fix(drop, d.facts).variants[0].script
+    script = render_fix(drop, d.facts).variants[0].script
+    # an unset alone would let torch 2.10+ read expandable_segments:True from PYTORCH_ALLOC_CONF
+    # (c10/cuda/CUDAAllocatorConfig.h@2.10.0), which vLLM <= 0.30 never checks
+    assert "unset PYTORCH_CUDA_ALLOC_CONF" not in script
+    assert "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False" in script and "unset PYTORCH_ALLOC_CONF" in script
     pool = next(f for f in kb.leaves["sleep-mode-expandable-segments"].fixes if f.id == "kv-cache-in-cumem-pool")
     assert "--enable-cumem-allocator" in render_fix(pool, _log(vllm_version=Version.parse("0.27.0"))).variants[0].script
     assert "--enable-sleep-mode" in render_fix(pool, _log(vllm_version=Version.parse("0.21.0"))).variants[0].script
+
+
+def test_both_variables_set_keeps_the_other_options_and_switches_torch_off() -> None:
+    both = _log(vllm_version=Version.parse("0.19.0"), alloc_conf="expandable_segments:True,max_split_size_mb:512",
+                alloc_conf_var="PYTORCH_ALLOC_CONF", expandable_segments=True)
+    drop = next(f for f in get_kb().leaves["sleep-mode-expandable-segments"].fixes if f.id == "drop-expandable-for-vllm")
+    script = render_fix(drop, both).variants[0].script
+    assert "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False,max_split_size_mb:512" in script
+    assert "unset PYTORCH_ALLOC_CONF" in script
+
+
+def test_option_only_in_pytorch_alloc_conf_routes_to_the_special_leaf_on_021_to_030() -> None:
+    """vllm/device_allocator/cumem.py@0.30.0 switches the option off only when PYTORCH_CUDA_ALLOC_CONF has it."""
+    base = dict(diagnosis="sleep-mode", expandable_segments=True, sleep_mode=True, alloc_conf_var="PYTORCH_ALLOC_CONF")
+    assert _walk(_log(**base, vllm_version=Version.parse("0.25.0"))).leaf.id == "sleep-mode-expandable-segments"
+    # 0.31.0 reads the live allocator settings (device_allocator/alloc_conf.py@0.31.0)
+    assert _walk(_log(**base, vllm_version=Version.parse("0.31.0"))).leaf.id == "sleep-mode"

@@ -4,7 +4,7 @@ The loader already reports what keeps the engine from running (schema, reference
 makes advice wrong or a walk end badly: the tree's shape (reachability, cycles, questions a
 non-interactive walk cannot pass), conditions that can never hold, incomplete leaves, flags and
 variables some vLLM release in a fix's range rejects, and English/Chinese articles that drifted
-apart. Each area lives in its own module; this one runs them and orders the result by file and line.
+apart, and text that cites internal documents instead of vLLM. Each area lives in its own module; this one runs them and orders the result by file and line.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from pathlib import Path
 from .lint_articles import check_articles
 from .lint_commands import check_commands
 from .lint_context import LintContext
+from .lint_internal import check_internal_references
 from .lint_leaves import check_leaves
 from .lint_tree import check_scenarios, check_tree
 from .loader import default_root, load_kb
 from .yamlsrc import Problem
 
-CHECKS = (check_tree, check_scenarios, check_leaves, check_commands, check_articles)
+CHECKS = (check_tree, check_scenarios, check_leaves, check_commands, check_articles, check_internal_references)
 
 
 def lint(root: Path | str | None = None) -> list[Problem]:

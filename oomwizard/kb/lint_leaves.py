@@ -3,7 +3,8 @@
 The loader checks that fields have the right shape; this checks that a leaf says enough to be
 trusted: a conclusion, the environment it applies to, a root cause, at least one fix with a command,
 a checklist and sources, fixes ordered by cost, "verified" only where an issue, a pull request or
-our own readings back it, and no text left untranslated.
+our own readings back it, "code" only with a ``file@version`` reference to released source, and no
+text left untranslated.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from ..versions import Version
+from .coderef import LOOKS_LIKE_CODE_REF_RE, parse_code_ref
 from .lint_conditions import parse_range
 from .lint_context import LintContext, walk_mappings
 from .model import COSTS, Fix, Leaf
@@ -33,10 +36,29 @@ def is_evidence(source: str) -> bool:
     return bool(ISSUE_RE.match(source) or FIXTURE_RE.match(source))
 
 
+def code_ref_problem(ref: str) -> str | None:
+    """Why ``ref`` is not a ``file@version`` reference to a release we know, or None."""
+    parsed = parse_code_ref(ref)
+    if parsed is None:
+        return (
+            f"source {ref!r} is not a file@version reference (vllm/<path>.py@X.Y.Z or torch/<path>@X.Y.Z, "
+            "the path inside the released wheel)"
+        )
+    if parsed.project == "vllm":
+        known = {str(r) for r in load_releases()}
+        if Version.parse(parsed.version).base not in known:
+            return f"source {ref!r}: vLLM {parsed.version} is not a known release ({span(list(load_releases()))})"
+    return None
+
+
 def source_problem(url: str) -> tuple[str, str] | None:
-    """(severity, message) when ``url`` is not an issue/PR, a fixture or an https documentation page."""
+    """(severity, message) when ``url`` is not an issue/PR, a fixture, a file@version reference or an
+    https documentation page."""
     if FIXTURE_RE.match(url) or ISSUE_RE.match(url):
         return None
+    if "://" not in url and LOOKS_LIKE_CODE_REF_RE.match(url):
+        problem = code_ref_problem(url)
+        return ("error", problem) if problem else None
     parts = urlsplit(url)
     if parts.scheme != "https" or "." not in parts.netloc or any(c.isspace() for c in url):
         return "error", f"source {url!r} is not a well-formed https URL (or a fixtures/<set>/<file> reading)"
@@ -104,6 +126,8 @@ def _check_leaf(ctx: LintContext, leaf: Leaf) -> None:
             ctx.error(f, at("versions"), f"{what}: versions {leaf.versions.text!r} cover no known vLLM release ({known})")
     if leaf.evidence == "verified" and not any(is_evidence(s.url) for s in leaf.sources):
         ctx.error(f, at("evidence"), f"{what}: 'verified' needs an issue/PR URL or a fixtures/ reading among its sources")
+    if leaf.evidence == "code" and not any(parse_code_ref(s.url) for s in leaf.sources):
+        ctx.error(f, at("evidence"), f"{what}: 'code' needs a file@version reference (vllm/<path>.py@X.Y.Z) among its sources")
     seen: dict[str, int] = {}
     for s in leaf.sources:
         _check_source(ctx, f, s.line, s.url, seen, what)
@@ -140,6 +164,8 @@ def _check_fixes(ctx: LintContext, leaf: Leaf) -> None:
         previous = fix
         if fix.evidence == "verified" and not any(is_evidence(s) for s in fix.sources):
             ctx.error(f, ctx.line_in(f, fix.line, "evidence"), f"{what}: 'verified' needs an issue/PR URL or a fixtures/ reading in its sources")
+        if fix.evidence == "code" and not any(parse_code_ref(s) for s in fix.sources):
+            ctx.error(f, ctx.line_in(f, fix.line, "evidence"), f"{what}: 'code' needs a file@version reference (vllm/<path>.py@X.Y.Z) in its sources")
         seen: dict[str, int] = {}
         for i, url in enumerate(fix.sources):
             _check_source(ctx, f, ctx.line_in(f, fix.line, "sources", i), url, seen, what)

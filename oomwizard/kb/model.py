@@ -11,7 +11,9 @@ from ..versions import VersionSpec
 
 COSTS = ("none", "low", "medium", "high", "upgrade")
 """Cost to throughput, cheapest first; fixes in a leaf must be listed in this order."""
-EVIDENCE = ("verified", "documented", "untested")
+EVIDENCE = ("verified", "code", "documented", "untested")
+"""verified: an issue, a PR or our own reading shows it; code: read in the released source
+(``file@version`` among the sources); documented: the docs say so; untested: reasoning only."""
 ROOT_CAUSE_STATUS = ("confirmed", "probable")
 QUESTION_KINDS = ("choice", "version")
 

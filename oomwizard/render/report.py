@@ -12,6 +12,7 @@ from typing import Any
 from ..engine import Step
 from ..facts.model import FactSet
 from ..i18n import Text, ui
+from ..kb.coderef import parse_code_ref
 from ..kb.model import Check, Leaf
 from .commands import RenderedFix, render_fix
 
@@ -225,7 +226,7 @@ def leaf_markdown(
             out.append(rf.fix.why(lang))
             out.append("")
         if rf.fix.sources:
-            out.append(" · ".join(f"<{u}>" for u in rf.fix.sources))
+            out.append(" · ".join(_md_source(u) for u in rf.fix.sources))
             out.append("")
     out.append(f"## {ui('checklist', lang)}")
     out.append("")
@@ -248,7 +249,7 @@ def leaf_markdown(
     out.append(f"## {ui('sources', lang)}")
     out.append("")
     for s in leaf.sources:
-        out.append(f"- <{s.url}>" + (f" — {s.title}" if s.title else ""))
+        out.append(f"- {_md_source(s.url)}" + (f" — {s.title}" if s.title else ""))
     out.append("")
     if path:
         out.append(f"## {ui('path', lang)}")
@@ -257,3 +258,11 @@ def leaf_markdown(
             out.append(f"- **{s.question}**: {s.label} — {_how(s)}")
         out.append("")
     return "\n".join(out)
+
+
+def _md_source(url: str) -> str:
+    """A source in Markdown: a link for a URL or a ``file@version`` reference, code for a fixture name."""
+    ref = parse_code_ref(url)
+    if ref is not None:
+        return f"[`{url}`]({ref.url})"
+    return f"<{url}>" if "://" in url else f"`{url}`"

@@ -496,7 +496,12 @@ def spec_logits_bytes(seqs: int, k: int, vocab: int) -> int:
     "<FRACTION>",
 )
 def _spec_gpu_util(facts: FactSet) -> Computed | None:
-    """current - (max_num_seqs x (k + 1) x vocab x 4 bytes) / total, rounded up to 0.01."""
+    """current - (max_num_seqs x (k + 1) x vocab x 4 bytes) / total, rounded up to 0.01.
+
+    The V1 profile's dummy sampler run already verifies one draft token per request
+    (``vllm/v1/worker/gpu_model_runner.py@0.10.2``, ``[[0] for _ in range(num_reqs)]``), so about
+    (k - 1) rows per request are really missing; the full copy is kept as a margin and said so.
+    """
     util, util_why, util_names = current_util(facts)
     found = _spec_tokens(facts)
     vocab = _num(facts, "vocab_size")
@@ -529,10 +534,12 @@ def _spec_gpu_util(facts: FactSet) -> Computed | None:
         Text(
             f"{seqs_why.en}; num_speculative_tokens = {k} ({k_basis}); vocab_size = {int(vocab):,} ({vocab_basis}). "
             f"One float32 copy of the verification logits is {seqs} x ({k} + 1) x {int(vocab):,} x 4 bytes = {_gib(need)}; "
-            f"/ {_gib(total_b)} = {drop:.2f}; {util_why.en} - {drop:.2f} = {new:.2f}.",
+            f"/ {_gib(total_b)} = {drop:.2f}; {util_why.en} - {drop:.2f} = {new:.2f}. The profile already sampled about two rows "
+            f"per request (one draft token plus the bonus), so only ({k} - 1) rows are uncounted: the rest is a margin.",
             f"{seqs_why.zh}；num_speculative_tokens = {k}（{k_basis}）；vocab_size = {int(vocab):,}（{vocab_basis}）。"
             f"验证批 logits 的一份 float32 副本为 {seqs} x ({k} + 1) x {int(vocab):,} x 4 字节 = {_gib(need)}；"
-            f"/ {_gib(total_b)} = {drop:.2f}；{util_why.zh} - {drop:.2f} = {new:.2f}。",
+            f"/ {_gib(total_b)} = {drop:.2f}；{util_why.zh} - {drop:.2f} = {new:.2f}。内存分析已为每个请求采样约两行"
+            f"（一个 draft token 加 bonus token），真正未计入的只有 ({k} - 1) 行：其余部分是余量。",
         ),
         util_names + seqs_names + ("num_speculative_tokens", "vocab_size", total_name),
     )

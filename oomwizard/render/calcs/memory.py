@@ -145,7 +145,7 @@ def max_model_len_fit(facts: FactSet) -> Computed | None:
 
 
 def _cap(facts: FactSet, total: float) -> tuple[float, str, str]:
-    """The highest utilization that passes vLLM's start-up check (free >= total x util, 0.9.2+)."""
+    """The highest utilization that passes vLLM's start-up check (free >= total x util, 0.9.1+)."""
     free = free_gib(facts)
     if free is None:
         return UTIL_CEILING, f"at most {UTIL_CEILING}", f"最多 {UTIL_CEILING}"

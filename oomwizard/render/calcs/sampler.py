@@ -2,7 +2,11 @@
 
 The V1 model runner warms the sampler up with ``min(max_num_seqs, max_num_batched_tokens)``
 dummy requests after the KV cache and the CUDA graphs took their memory, with top-p 0.9 and top-k
-just below the vocabulary size, so the PyTorch path sorts every row of the logits. Its peak is
+just below the vocabulary size; before 0.17.0 the PyTorch path sorts every row of the logits.
+Its ``profile_run()`` samples the same rows before the KV cache is sized, so lowering
+max_num_seqs there also grows the KV cache (``sampler_halved_max_num_seqs``); the fit from the
+free memory (``sampler_max_num_seqs``) is for warm-ups the profile did not cover (model runner
+V2 before 0.33.0) and for OOMs inside the profile itself. Its peak is
 proportional to requests x vocabulary: on our H200 (torch 2.11, ``benchmarks/sampler_sort_memory.py``)
 the sort-based top-k/top-p step took 36 bytes per (request, token) element beyond the model's
 bf16 logits, for every vocabulary from 128K to 262K and 256 requests or more (48 at 64 requests,
@@ -20,6 +24,7 @@ import math
 
 from ...facts.model import FactSet
 from ...i18n import Text
+from ...versions import Version
 from ..numbers import (
     GIB,
     Computed,
@@ -63,7 +68,7 @@ MIN_UTIL = 0.10
 """No utilization below this is offered: the model itself would not fit."""
 
 FAMILY_VOCAB: dict[str, int] = {
-    "deepseek_v3": 129280,
+    "deepseek_v3": 163840,
     "deepseek_v32": 129280,
     "kimi": 163840,
     "qwen": 152064,
@@ -72,11 +77,24 @@ FAMILY_VOCAB: dict[str, int] = {
     "glm": 151552,
     "gemma": 262208,
 }
-"""Vocabulary sizes typical of a family (the largest common one), used only when the model's own
+"""Vocabulary sizes typical of a family (the largest common one: DeepseekV3ForCausalLM also carries
+Kimi K2's 163,840 next to DeepSeek-V3's 129,280), used only when the model's own
 ``vocab_size`` is unknown; the explanation says so."""
 
 
+TRITON_TOPK_TOPP = Version.parse("0.17.0")
+"""From this release ``apply_top_k_top_p`` sends batches of 8 rows or more to a Triton kernel that
+works in place on the float32 logits with a num_SMs x vocabulary scratch buffer: no sort, no int64
+order (``vllm/v1/sample/ops/topk_topp_sampler.py@0.17.0``). The 38 B model is then an upper bound."""
+
+
 # --- reading facts ---------------------------------------------------------------------------------
+
+
+def sorts_every_row(facts: FactSet) -> bool:
+    """Whether the warm-up's top-k/top-p sorts the logits: before 0.17.0, or when the release is unknown."""
+    v = Version.try_parse(facts.value("vllm_version"))
+    return v is None or v < TRITON_TOPK_TOPP
 
 
 def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
@@ -95,6 +113,21 @@ def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
         seqs, why = default_max_num_seqs(facts)
         seqs_why_en, seqs_why_zh = why, why
     tokens = _int(facts, "max_num_batched_tokens") or (default_max_num_batched_tokens(facts) or (2048, ""))[0]
+    if facts.value("model_runner") == "v2":
+        # gpu/warmup.py@0.25.0: prompts of decode_query_len + 1 = 2 + k tokens (k draft tokens); the
+        # KV-block cap is left out, it binds only on a nearly empty KV cache.
+        per = 2 + max(0, _int(facts, "num_speculative_tokens") or 0)
+        n = max(1, min(seqs, tokens // per))
+        return (
+            n,
+            Text(
+                f"model runner V2's warm-up samples min(max_num_seqs = {seqs} ({seqs_why_en}), "
+                f"max_num_batched_tokens = {tokens} // {per}) = {n} requests",
+                f"Model Runner V2 的预热采样 min(max_num_seqs = {seqs}（{seqs_why_zh}），"
+                f"max_num_batched_tokens = {tokens} // {per}) = {n} 个请求",
+            ),
+            ("max_num_seqs", "max_num_batched_tokens", "model_runner"),
+        )
     n = min(seqs, tokens)
     return (
         n,
@@ -142,6 +175,11 @@ def warmup_peak_bytes(facts: FactSet, requests: int) -> tuple[int, Text] | None:
     peak = requests * rows * vocab * BYTES_PER_ELEMENT
     rows_en = f" x {rows} rows (1 + num_speculative_tokens, as a full batch verifies them)" if rows > 1 else ""
     rows_zh = f" x {rows} 行（1 + num_speculative_tokens，满批次验证时的行数）" if rows > 1 else ""
+    if not sorts_every_row(facts):
+        vocab_why = Text(
+            f"{vocab_why.en}; an upper bound, as from 0.17.0 the top-k/top-p kernel does not sort",
+            f"{vocab_why.zh}；这是上限，因为 0.17.0 起 top-k/top-p kernel 不再排序",
+        )
     return peak, Text(
         f"{requests}{rows_en} x {vocab:,} x {BYTES_PER_ELEMENT} B = {_gib(peak)} ({vocab_why.en})",
         f"{requests}{rows_zh} x {vocab:,} x {BYTES_PER_ELEMENT} B = {_gib(peak)}（{vocab_why.zh}）",
@@ -156,7 +194,7 @@ def held_by_the_warmup(facts: FactSet, requests: int) -> tuple[int, Text] | None
     """
     asked = _int(facts, "oom_requested_bytes")
     voc = vocabulary(facts)
-    if asked is None or voc is None or rows_per_request(facts) != 1:
+    if asked is None or voc is None or rows_per_request(facts) != 1 or not sorts_every_row(facts):
         return None
     elements = requests * voc[0]
     if abs(asked - elements * INDEX_BYTES) > 0.05 * elements * INDEX_BYTES:
@@ -230,6 +268,63 @@ def sampler_max_num_seqs(facts: FactSet) -> Computed | None:
 
 
 @calc(
+    "sampler_halved_max_num_seqs",
+    Text(
+        "A halved max_num_seqs for a sampler warm-up that ran after the KV cache was sized",
+        "KV cache 定好大小之后才运行的 sampler 预热所用的减半 max_num_seqs",
+    ),
+    "<N>",
+)
+def sampler_halved_max_num_seqs(facts: FactSet) -> Computed | None:
+    """Half the warm-up count as a power of two, with no promise that the freed memory stays free.
+
+    From 0.8.0 the V1 runner's ``profile_run()`` samples the same ``min(max_num_seqs,
+    max_num_batched_tokens)`` rows with the same top-k/top-p settings, so the sampler's peak is
+    already inside the profiled peak the KV cache was sized around: fewer sequences shrink the
+    profile too and the KV cache grows by about what they save. A fit computed from the free memory
+    at the OOM would cut concurrency and could still fail, so none is offered here.
+    """
+    n, n_why, n_inputs = warmup_requests(facts)
+    new = max(1, pow2_floor(n / 2))
+    return Computed(
+        str(new),
+        Text(
+            f"{n_why.en}; half of it as a power of two is {new}. The profiling run samples the same number of requests, "
+            "so the KV cache grows by about what this saves: it helps mainly through fewer CUDA graph sizes (0.10.0+, "
+            "below 256 sequences), so lower --gpu-memory-utilization first.",
+            f"{n_why.zh}；减半并取 2 的幂为 {new}。显存分析阶段采样的请求数与此相同，因此省下的显存大致会被 KV cache 吃回去："
+            "它主要通过减少 CUDA graph 尺寸起作用（0.10.0 起，且低于 256 个序列时），所以应先降低 --gpu-memory-utilization。",
+        ),
+        n_inputs,
+    )
+
+
+@calc(
+    "halved_max_num_seqs",
+    Text("max_num_seqs halved", "减半后的 max_num_seqs"),
+    "<N>",
+)
+def halved_max_num_seqs(facts: FactSet) -> Computed | None:
+    """Half of max_num_seqs (the flag, else the default) as a power of two, for profiles that run
+    max_num_seqs dummy sequences (the V0 engine) and have no per-request byte model of their own."""
+    seqs = _int(facts, "max_num_seqs")
+    fact = facts.get("max_num_seqs")
+    if seqs and fact is not None:
+        why = fact.source
+    else:
+        seqs, why = default_max_num_seqs(facts)
+    new = max(1, pow2_floor(seqs / 2))
+    return Computed(
+        str(new),
+        Text(
+            f"max_num_seqs = {seqs} ({why}); half of it as a power of two is {new}.",
+            f"max_num_seqs = {seqs}（{why}）；减半并取 2 的幂为 {new}。",
+        ),
+        ("max_num_seqs",),
+    )
+
+
+@calc(
     "sampler_gpu_util",
     Text(
         "gpu_memory_utilization lowered enough to leave room for the sampler warm-up",
@@ -256,6 +351,8 @@ def sampler_gpu_util(facts: FactSet) -> Computed | None:
     margin = GIB // 2
     if total:
         peak = warmup_peak_bytes(facts, n)
+        if not sorts_every_row(facts) and requested is not None:
+            peak = None  # 0.17.0+: no sort, so the 38 B model overstates; the failed request is the better guide
         if peak is not None and free is not None:
             held = held_by_the_warmup(facts, n)
             room = free + (held[0] if held else 0)

@@ -231,3 +231,30 @@ def mm_max_pixels(facts: FactSet) -> Computed | None:
         ),
         ("max_model_len", "limit_mm_per_prompt"),
     )
+
+
+@calc(
+    "pp_stages",
+    Text("Pipeline stages, one per GPU", "流水线 stage 数（每张 GPU 一个）"),
+    "<GPUS>",
+)
+def pp_stages(facts: FactSet) -> Computed | None:
+    """One stage per GPU on the machine; unknown without a GPU count (the placeholder stays)."""
+    n = _int(facts, "gpu_count")
+    if not n or n < 2:
+        return None
+    return Computed(str(n), Text(f"{n} GPUs, one stage each", f"{n} 张 GPU，每张一个 stage"), ("gpu_count",))
+
+
+@calc(
+    "pp_layer_partition",
+    Text("One layer count per pipeline stage, to fill in", "每个流水线 stage 的层数（待填写）"),
+    "<LAYERS_ON_GPU0>,<LAYERS_ON_GPU1>",
+)
+def pp_layer_partition(facts: FactSet) -> Computed | None:
+    """A placeholder per stage, so the list has as many entries as --pipeline-parallel-size."""
+    n = _int(facts, "gpu_count")
+    if not n or n < 2:
+        return None
+    slots = ",".join(f"<LAYERS_ON_GPU{i}>" for i in range(n))
+    return Computed(slots, Text(f"one entry per stage ({n})", f"每个 stage 一项（共 {n} 项）"), ("gpu_count",))

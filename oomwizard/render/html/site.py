@@ -19,6 +19,7 @@ from markdown_it.token import Token
 
 from ... import __version__
 from ...i18n import ui
+from ...kb.coderef import parse_code_ref
 from ...kb.model import KnowledgeBase, Leaf, Question, Route
 from ..export import LANG_NAMES, describe, incoming, label, node_kind, node_title
 from ..report import render_fixes
@@ -258,6 +259,9 @@ class Site:
 def _source_link(url: str) -> str:
     if url.startswith("https://"):
         return f'<a href="{esc(url)}">{esc(url)}</a>'
+    ref = parse_code_ref(url)
+    if ref is not None:  # released source: the file at the release's tag
+        return f'<a href="{esc(ref.url)}"><code>{esc(url)}</code></a>'
     return f"<code>{esc(url)}</code>"  # a fixture reading: a name, not a link
 
 

@@ -1,0 +1,87 @@
+"""Allocator settings to export: the operator's own options with expandable_segments set one way.
+
+An ``export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`` replaces whatever the variable held
+(a garbage_collection_threshold, a max_split_size_mb), so the command keeps every other option of
+the setting torch actually uses (the ``alloc_conf`` fact, which may come from PYTORCH_ALLOC_CONF)
+and only sets expandable_segments. The result goes into PYTORCH_CUDA_ALLOC_CONF: every torch from
+2.8 to 2.14 reads it for CUDA, and vLLM up to 0.30 looks nowhere else
+(``vllm/device_allocator/cumem.py@0.20.0``, ``vllm/config/vllm.py@0.33.0`` for the KV-connector
+check). The leaves unset PYTORCH_ALLOC_CONF next to it, so no other variable can disagree.
+"""
+
+from __future__ import annotations
+
+from ...facts.model import FactSet
+from ...i18n import Text
+from ..numbers import Computed, calc
+from ..numbers import src as _src
+
+KEY = "expandable_segments"
+
+
+def split_fields(conf: str) -> list[str]:
+    """``a:1,roundup_power2_divisions:[256:1,>:2],b:2`` -> its top-level fields (brackets kept whole)."""
+    out: list[str] = []
+    depth, cur = 0, ""
+    for ch in conf:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth = max(0, depth - 1)
+        if ch == "," and depth == 0:
+            if cur.strip():
+                out.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def with_expandable(conf: str | None, enabled: bool) -> str:
+    """``conf`` with expandable_segments set to ``enabled``, first, and every other field verbatim."""
+    others = [f for f in split_fields(conf or "") if f.split(":", 1)[0].strip() != KEY]
+    return ",".join([f"{KEY}:{enabled}", *others])
+
+
+def _computed(facts: FactSet, enabled: bool) -> Computed:
+    conf = facts.value("alloc_conf")
+    value = with_expandable(str(conf) if conf else None, enabled)
+    if conf and value != f"{KEY}:{enabled}":
+        return Computed(
+            value,
+            Text(
+                f"your allocator setting {conf!r} ({_src(facts, 'alloc_conf')}) with {KEY}:{enabled} and its other options kept",
+                f"你的分配器配置 {conf!r}（{_src(facts, 'alloc_conf')}），设为 {KEY}:{enabled}，其他选项保留",
+            ),
+            ("alloc_conf",),
+        )
+    return Computed(
+        value,
+        Text(
+            f"{KEY}:{enabled}; add any other allocator options you use after a comma",
+            f"{KEY}:{enabled}；如果你还用了其他分配器选项，请用逗号接在后面",
+        ),
+        ("alloc_conf",),
+    )
+
+
+@calc(
+    "alloc_conf_expandable_off",
+    Text("Your allocator options with expandable_segments switched off", "关闭 expandable_segments 后的分配器选项"),
+    "<ALLOC_CONF>",
+)
+def alloc_conf_expandable_off(facts: FactSet) -> Computed | None:
+    """An explicit False rather than an unset: on torch 2.10+ an unset PYTORCH_CUDA_ALLOC_CONF lets a
+    PYTORCH_ALLOC_CONF ``expandable_segments:True`` take effect (``CUDAAllocatorConfig.h@2.10.0``)."""
+    return _computed(facts, False)
+
+
+@calc(
+    "alloc_conf_expandable_on",
+    Text("Your allocator options with expandable_segments switched on", "开启 expandable_segments 后的分配器选项"),
+    "<ALLOC_CONF>",
+)
+def alloc_conf_expandable_on(facts: FactSet) -> Computed | None:
+    return _computed(facts, True)
