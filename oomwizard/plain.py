@@ -100,12 +100,26 @@ class PlainWizard:
             print(f"oomwizard: {self.t('tui.machine.failed', error=f'{type(e).__name__}: {e}')}", file=self.err)
         return None
 
+    def _read(self, logs: list[str]) -> Diagnosis:
+        """The logs, with a progress line on a terminal's stderr (or, with ``--follow``, watched
+        until the engine dies)."""
+        from .progress import ProgressLine
+
+        if self.opts.follow and len(logs) == 1 and self.sources.follow_path is not None:
+            return self.sources.follow_path(
+                logs[0], lambda key, fields: print(f"oomwizard: {self.t(key, **fields)}", file=self.err), lambda: False)
+        line = ProgressLine(", ".join(logs), self.lang, self.err)
+        try:
+            return self.sources.diagnose_paths(logs, line)
+        finally:
+            line.clear()
+
     def gather(self) -> int | None:
         """Read the logs and the machine; an exit code if a named input cannot be read."""
         logs = self.opts.effective_logs()
         if logs:
             try:
-                self.diagnosis = self.sources.diagnose_paths(logs)
+                self.diagnosis = self._read(logs)
             except InputProblem as e:
                 print(f"oomwizard: {e}", file=self.err)
                 return Exit.INPUT

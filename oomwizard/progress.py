@@ -12,6 +12,7 @@ import time
 from typing import TextIO
 
 from .i18n import ui
+from .render.output import clean_text
 
 DELAY_S = 0.5
 """A read shorter than this shows nothing."""
@@ -26,9 +27,12 @@ class ProgressLine:
     """A ``reader.Progress`` callback that draws on ``stream`` (stderr) when it is a terminal."""
 
     def __init__(self, name: str, lang: str = "en", stream: TextIO | None = None, *, enabled: bool = True) -> None:
-        self.stream = stream if stream is not None else sys.stderr
+        stream = stream if stream is not None else sys.stderr
+        # The line's own escapes (return, erase line) go to the terminal itself; the file name,
+        # which comes from the input, is cleaned here instead of by the output boundary.
+        self.stream: TextIO = getattr(stream, "inner", stream)
         self.enabled = enabled and _is_tty(self.stream)
-        self.name = name
+        self.name = clean_text(name)
         self.lang = lang
         self.start = time.monotonic()
         self.last = 0.0
