@@ -8,7 +8,9 @@
   runner V2, multimodal encoders, custom all-reduce, DeepGEMM).
 * :data:`TIMELINE` — ordinary start-up lines that tell how far the engine got, for failures
   that come without a traceback.
-* :data:`ANCHORS` — what a big log is scanned for before any line is read (see ``reader``).
+
+Every trigger of these rules is also what the reader searches each byte of a log for
+(``collect.scanner``), so a rule added here is found wherever it sits in the input.
 
 Message wording follows vLLM's sources per release (``vllm-facts.md`` §4); patterns tolerate
 the variations between releases and the spaces a terminal wrap can swallow.
