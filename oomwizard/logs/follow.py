@@ -187,7 +187,7 @@ def follow(source: Source, *, status: Status | None = None, settle: float = SETT
         if source.gzip:
             raise InputError(f"cannot follow {name}: it is compressed and cannot grow")
         end = _last_newline(name, source.size)
-        held = Source(name, lambda: _Limited(open(name, "rb"), end), end)  # noqa: SIM115 - closed by the reader
+        held = Source(name, lambda: _Limited(open(name, "rb"), end), end)  # type: ignore[arg-type,return-value]  # noqa: SIM115
         for item in read_lines(held, follower.stats, scanner()):
             if item[0] < 0:
                 for lg in follower.joiner.flush():

@@ -476,10 +476,10 @@ def count_newlines(buf: bytes | bytearray, start: int, end: int) -> int:
             for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
                 os.environ.setdefault(var, "1")
             try:
-                import numpy
+                import numpy as np_module
             except ImportError:
-                numpy = None
-            _NUMPY.append(numpy)
+                np_module = None  # type: ignore[assignment]
+            _NUMPY.append(np_module)
         np = _NUMPY[0]
         if np is not None:
             if len(_NUMPY) == 1:

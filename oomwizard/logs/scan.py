@@ -73,19 +73,20 @@ class _Hyperscan:
         def on(pid: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
             add((to, pid))
 
-        self.db.scan(memoryview(buf)[:n], match_event_handler=on, scratch=self.scratch)
+        self.db.scan(memoryview(buf)[:n], match_event_handler=on, scratch=self.scratch)  # type: ignore[type-var]
         out.sort()
         return out
 
     def first(self, buf: Any, start: int, n: int) -> int:
         found = [-1]
 
-        def on(_pid: int, _from: int, to: int, _flags: int, _ctx: object) -> int:
+        def on(_pid: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
             found[0] = start + to
-            return 1  # stop the scan
+            return True  # stop the scan
 
         with contextlib.suppress(self._hs.ScanTerminated):
-            self.db.scan(memoryview(buf)[start:n], match_event_handler=on, scratch=self.scratch)
+            self.db.scan(memoryview(buf)[start:n], match_event_handler=on,  # type: ignore[type-var]
+                         scratch=self.scratch)
         return found[0]
 
 
