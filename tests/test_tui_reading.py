@@ -64,17 +64,21 @@ async def test_a_long_read_shows_bytes_and_a_bar_then_the_diagnosis() -> None:
         assert "runtime" in screen_text(app).lower()
 
 
+def _watching(path: Path) -> WizardApp:
+    """The wizard on ``--follow --log PATH``: the real reader and follower, a stand-in machine."""
+    real, fixed = default_sources(), StandIns().sources()
+    sources = Sources(real.diagnose_paths, real.diagnose_text, fixed.detect_machine, fixed.replay_machine,
+                      real.follow_path)
+    return WizardApp(LaunchOptions(logs=[str(path)], follow=True), kb=fixture_kb(), sources=sources, environ={})
+
+
 @run_async
 async def test_watching_a_log_waits_for_the_crash_then_diagnoses(tmp_path: Path) -> None:
     p = tmp_path / "vllm.log"
     data = RUNTIME.read_bytes()
     head = data.index(b"\n", 200) + 1
     p.write_bytes(data[:head])
-    si = StandIns()
-    real, fixed = default_sources(), si.sources()
-    sources = Sources(real.diagnose_paths, real.diagnose_text, fixed.detect_machine, fixed.replay_machine,
-                      real.follow_path)
-    app = WizardApp(LaunchOptions(logs=[str(p)], follow=True), kb=fixture_kb(), sources=sources, environ={})
+    app = _watching(p)
     async with app.run_test(size=SIZE) as pilot:
         await _until(pilot, lambda: _note(app).startswith("following ") and "vllm.log" in _note(app))
         await asyncio.sleep(0.5)
@@ -91,11 +95,7 @@ async def test_watching_a_log_waits_for_the_crash_then_diagnoses(tmp_path: Path)
 async def test_quitting_while_watching_stops_the_reader(tmp_path: Path) -> None:
     p = tmp_path / "vllm.log"
     p.write_bytes(b"INFO starting\n")
-    si = StandIns()
-    real, fixed = default_sources(), si.sources()
-    sources = Sources(real.diagnose_paths, real.diagnose_text, fixed.detect_machine, fixed.replay_machine,
-                      real.follow_path)
-    app = WizardApp(LaunchOptions(logs=[str(p)], follow=True), kb=fixture_kb(), sources=sources, environ={})
+    app = _watching(p)
     async with app.run_test(size=SIZE) as pilot:
         await _until(pilot, lambda: _note(app).startswith("following ") and "vllm.log" in _note(app))
         readers = [w for w in app.workers if w.group == "log"]
