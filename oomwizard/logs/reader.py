@@ -181,8 +181,6 @@ class _Reader:
         self.pending = b""
         self.first = True
         self.eof = False
-        self.dropped = 0
-        """Bytes cut out of over-long lines so far (positions after a cut no longer match the file)."""
 
     def _read(self, n: int) -> bytes:
         try:
@@ -283,7 +281,6 @@ def _line_aligned(reader: _Reader, scanner: Scanner | None, block_size: int = BL
                     huge = True
                 kept = _shorten(bytes(buf[:n]), scanner)
                 buf[: len(kept)] = kept
-                reader.dropped += n - len(kept)
                 n = len(kept)
             carry = n
             if reader.eof:
