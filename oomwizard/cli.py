@@ -7,7 +7,6 @@ instant, and Textual must never start without a terminal (it would spin or crash
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
@@ -157,18 +156,12 @@ def _machine_facts(args: argparse.Namespace, detect: bool) -> Any:
     from .facts.model import FactSet
 
     if getattr(args, "machine", None):
-        from .facts.machine import MachineReport
+        from .facts.saved import SavedReportError, load_report
 
         try:
-            with open(args.machine, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except (OSError, ValueError) as e:
-            _err(f"cannot read machine description {args.machine}: {e}")
-            raise SystemExit(Exit.INPUT) from None
-        try:
-            return MachineReport.from_json(data).facts
-        except ValueError as e:
-            _err(f"{args.machine}: {e}")
+            return load_report(args.machine).facts
+        except SavedReportError as e:
+            _err(str(e))
             raise SystemExit(Exit.INPUT) from None
     if detect:
         from .facts.machine import detect_machine
@@ -182,17 +175,19 @@ def _machine_facts(args: argparse.Namespace, detect: bool) -> Any:
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from .engine import Done, walk
-    from .logs.diagnose import InputError, diagnose_paths
+    from .logs.diagnose import InputError, diagnose_sources
+    from .logs.inputs import open_inputs
     from .render.diagnosis import diagnosis_markdown, diagnosis_text
     from .render.report import leaf_json, leaf_markdown, leaf_text
 
     lang = detect_lang(args.lang)
     kb = _load_kb()
     files = args.files or ["-"]
-    if files == ["-"] and sys.stdin.isatty():
-        _err("reading the log from the terminal; paste it and press Ctrl+D (or pass a file name)")
     try:
-        diag = diagnose_paths(files)
+        sources = open_inputs(files)
+        if files == ["-"] and sys.stdin.isatty():
+            _err("reading the log from the terminal; paste it and press Ctrl+D (or pass a file name)")
+        diag = diagnose_sources(sources)
     except InputError as e:
         _err(str(e))
         return Exit.INPUT
@@ -263,6 +258,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from .logs.diagnose import InputError
+    from .logs.inputs import check_rereadable
     from .render.verification import verification_text
     from .verify import verify
 
@@ -274,6 +270,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return Exit.NOT_FOUND
     files = args.files or ["-"]
     try:
+        check_rereadable(files)
+        if files == ["-"] and sys.stdin.isatty():
+            _err("reading the new log from the terminal; paste it and press Ctrl+D (or pass a file name)")
         result = verify(leaf, files)
     except InputError as e:
         _err(str(e))
@@ -352,19 +351,52 @@ COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    from . import stdio
+
+    restore = stdio.guard()
     try:
-        if args.command is None:
-            return run_interactive(args)
-        return COMMANDS[args.command](args)
+        return _main(argv)
+    finally:
+        restore()
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from .stdio import OutputError, silence_stdout
+
+    try:
+        args = build_parser().parse_args(argv)
+        code = run_interactive(args) if args.command is None else COMMANDS[args.command](args)
+        sys.stdout.flush()  # a full disk shows here, while there is still a way to say so
+        return code
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return Exit.CANCELLED
     except BrokenPipeError:
         # `oomwizard show … | head`: the reader went away; not an error worth a traceback.
-        with contextlib.suppress(OSError):
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        silence_stdout()
         return Exit.OK
+    except OutputError as e:
+        silence_stdout()
+        _err(f"cannot write the output: {e}")
+        return Exit.OUTPUT
     except SystemExit as e:
         return int(e.code) if isinstance(e.code, int) else Exit.ERROR
+    except Exception as e:  # the last resort: every known failure has its own message above
+        return _internal_error(e)
+
+
+def _internal_error(e: BaseException) -> int:
+    """One line instead of a traceback (``OOMWIZARD_TRACEBACK=1`` shows it, for a bug report)."""
+    if os.environ.get("OOMWIZARD_TRACEBACK"):
+        import traceback
+
+        traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+    from .render.safe_text import printable
+
+    text = " ".join(printable(str(e)).split())[:300]
+    _err(f"internal error: {type(e).__name__}{': ' + text if text else ''}")
+    _err(
+        f"this is a bug in oomwizard {__version__}; please report it with the command you ran "
+        "(OOMWIZARD_TRACEBACK=1 prints where it happened)"
+    )
+    return Exit.BUG

@@ -7,7 +7,6 @@ loading Textual. The functions that do the work (log diagnosis, NVML detection) 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,19 +96,12 @@ def _detect_machine(python: str | None) -> MachineResult:
 
 
 def _replay_machine(path: str) -> MachineResult:
-    from ..facts.machine import MachineReport
+    from ..facts.saved import SavedReportError, load_report
 
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError) as e:
-        raise InputProblem(f"cannot read machine description {path}: {e}") from None
-    if not isinstance(data, dict):
-        raise InputProblem(f"{path} is not a saved `oomwizard detect --format json` report")
-    try:
-        report = MachineReport.from_json(data)
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise InputProblem(f"{path} is not a saved `oomwizard detect --format json` report: {e}") from None
+        report = load_report(path)
+    except SavedReportError as e:
+        raise InputProblem(str(e)) from None
     return result_from_report(report, path)
 
 
