@@ -33,9 +33,11 @@ class Exit(IntEnum):
     """SIGHUP: the terminal went away (an SSH connection dropped); the terminal was restored."""
     CANCELLED = 130
     """Ctrl+C, or SIGINT from ``kill -INT``."""
+    QUIT = 131
+    """SIGQUIT; the terminal was restored first."""
     TERMINATED = 143
     """SIGTERM (``kill``); the terminal was restored first."""
 
 
-SIGNAL_EXITS = {"SIGHUP": Exit.HANGUP, "SIGINT": Exit.CANCELLED, "SIGTERM": Exit.TERMINATED}
+SIGNAL_EXITS = {"SIGHUP": Exit.HANGUP, "SIGINT": Exit.CANCELLED, "SIGQUIT": Exit.QUIT, "SIGTERM": Exit.TERMINATED}
 """The code each signal ends the program with: 128 + the signal number, as a shell reports it."""

@@ -14,10 +14,13 @@ log made in the wizard is printed after them.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +40,7 @@ from ..render.report import leaf_text
 from ..render.safe_text import printable
 from ..render.verification import verification_text
 from ..session import Session
+from ..signals import HANDLED, Watchdog, exit_code
 from ..verify import Verification
 from . import cjk, clipboard
 from .inputs import InputProblem, MachineResult, Sources, default_sources
@@ -69,6 +73,8 @@ class Outcome:
     saved: list[str] = field(default_factory=list)
     verification: Verification | None = None
     """The last check of the next start's log against ``done``'s checklist, if one was made."""
+    signal: int | None = None
+    """The signal that ended the wizard (SIGTERM, SIGHUP, …), if one did."""
 
 
 class FactsAware:
@@ -99,9 +105,11 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         kb: KnowledgeBase | None = None,
         sources: Sources | None = None,
         environ: dict[str, str] | None = None,
+        watchdog: Watchdog | None = None,
     ) -> None:
         super().__init__()
         self.opts = opts
+        self.watchdog = watchdog
         self.lang = opts.lang
         if kb is None:
             from ..kb.loader import get_kb
@@ -135,6 +143,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
     def on_mount(self) -> None:
         from .screens.welcome import WelcomeScreen
 
+        self._catch_signals()
         self.push_screen(WelcomeScreen())
         self.start_machine()
         logs = self.opts.effective_logs()
@@ -181,18 +190,55 @@ class WizardApp(App[Outcome], inherit_bindings=False):
             return
         self.machine = MachineState("running")
         self._broadcast()
-        self.run_worker(self._machine_worker, thread=True, group="machine", exclusive=True, exit_on_error=False)
-
-    def _machine_worker(self) -> None:
         path = self.opts.effective_machine()
-        try:
-            result = self.sources.replay_machine(path) if path else self.sources.detect_machine(self.opts.python)
-        except Exception as e:  # detection must never take the wizard down
-            self._from_thread(
-                self._machine_failed, f"{type(e).__name__}: {e}" if not isinstance(e, InputProblem) else str(e)
-            )
-            return
-        self._from_thread(self._machine_done, result)
+        python = self.opts.python
+        if path:
+            self.in_thread(lambda: self.sources.replay_machine(path), self._machine_done, self._machine_failed, "machine")
+        else:
+            self.in_thread(lambda: self.sources.detect_machine(python), self._machine_done, self._machine_failed, "machine")
+
+    def in_thread(self, job: Callable[[], Any], done: Callable[[Any], None], failed: Callable[[str], None],
+                  group: str) -> None:
+        """Run ``job`` in a daemon thread the app can walk away from, then ``done`` or ``failed``.
+
+        A read can block for ever (a pipe that stalls, a device); a Textual thread worker would then
+        keep the process alive after the screen is gone. Here the waiting is an async worker, so
+        quitting cancels it at once and the stuck thread dies with the process. A newer job of the
+        same group replaces an older one, whose result is dropped.
+        """
+
+        async def wait() -> None:
+            loop = asyncio.get_running_loop()
+            future: asyncio.Future[Any] = loop.create_future()
+
+            def settle(result: Any, error: Exception | None) -> None:
+                if future.done():
+                    return
+                if error is None:
+                    future.set_result(result)
+                else:
+                    future.set_exception(error)
+
+            def run() -> None:
+                try:
+                    result, error = job(), None
+                except Exception as e:  # reported on the screen; it must never take the wizard down
+                    result, error = None, e
+                with contextlib.suppress(RuntimeError):  # the app has closed its loop
+                    loop.call_soon_threadsafe(settle, result, error)
+
+            threading.Thread(target=run, name=f"oomwizard-{group}", daemon=True).start()
+            try:
+                result = await future
+            except InputProblem as e:
+                failed(str(e))
+                return
+            except Exception as e:
+                failed(f"{type(e).__name__}: {e}")
+                return
+            done(result)
+
+        self.run_worker(wait, group=group, exclusive=True, exit_on_error=False)
 
     def _from_thread(self, callback: Any, *args: Any) -> None:
         with contextlib.suppress(RuntimeError):  # the app is closing
@@ -222,19 +268,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         if not isinstance(self.screen, DiagnosisScreen):
             self.push_screen(DiagnosisScreen())
         self._broadcast()
-
-        def work() -> None:
-            try:
-                diag = job()
-            except InputProblem as e:
-                self._from_thread(self._log_failed, str(e))
-                return
-            except Exception as e:
-                self._from_thread(self._log_failed, f"{type(e).__name__}: {e}")
-                return
-            self._from_thread(self._log_done, diag)
-
-        self.run_worker(work, thread=True, group="log", exclusive=True, exit_on_error=False)
+        self.in_thread(job, self._log_done, self._log_failed, "log")
 
     def _log_done(self, diag: Diagnosis) -> None:
         self.log_state = LogState("done", self.log_state.what, diag)
@@ -332,6 +366,24 @@ class WizardApp(App[Outcome], inherit_bindings=False):
     def action_cancel(self) -> None:
         self._finish(Exit.CANCELLED)
 
+    # --- signals -----------------------------------------------------------------------------
+
+    def _catch_signals(self) -> None:
+        """SIGTERM, SIGHUP, SIGINT, SIGQUIT end the wizard like Ctrl+C: Textual restores the terminal."""
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
+            loop = asyncio.get_running_loop()
+            for signum in HANDLED:
+                loop.add_signal_handler(signum, self.on_signal, signum)
+
+    def on_signal(self, signum: int) -> None:
+        if self.outcome.signal is not None:
+            return
+        self.outcome.signal = signum
+        code = exit_code(signum)
+        if self.watchdog is not None:
+            self.watchdog.arm(code)
+        self._finish(code)
+
     def action_facts(self) -> None:
         from .screens.facts import FactsScreen
 
@@ -360,12 +412,17 @@ def run_tui(opts: LaunchOptions) -> int:
         for p in e.problems[:20]:
             print(f"  {p}", file=sys.stderr)
         return Exit.KB_INVALID
-    app = WizardApp(opts, kb=kb)
+    watchdog = Watchdog()
+    app = WizardApp(opts, kb=kb, watchdog=watchdog)
     outcome = app.run(inline=opts.inline, mouse=not opts.inline)
     if outcome is None:
         # Textual already printed the traceback of a crash; say nothing more.
         return Exit.ERROR if app.return_code else Exit.OK
-    print_outcome(outcome, opts.lang, sys.stdout, sys.stderr)
+    if outcome.signal != getattr(signal, "SIGHUP", None):  # after a hang-up nobody reads the screen
+        from ..stdio import OutputError
+
+        with contextlib.suppress(OSError, OutputError):
+            print_outcome(outcome, opts.lang, sys.stdout, sys.stderr)
     return int(outcome.code)
 
 

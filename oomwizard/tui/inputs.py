@@ -60,10 +60,11 @@ class Sources:
 
 
 def _diagnose_paths(paths: list[str]) -> Diagnosis:
-    from ..logs.diagnose import InputError, diagnose_paths
+    from ..logs.diagnose import InputError, diagnose_sources
+    from ..logs.inputs import open_inputs
 
     try:
-        return diagnose_paths(paths)
+        return diagnose_sources(open_inputs(paths, wizard=True))
     except InputError as e:
         raise InputProblem(str(e)) from None
 
@@ -122,6 +123,8 @@ def check_log_path(raw: str, lang: str) -> tuple[str | None, str | None]:
         return None, ui("tui.path.missing", lang, path=text)
     if path.is_dir():
         return None, ui("tui.path.dir", lang, path=text)
+    if not path.is_file():  # a device never ends, a named pipe with no writer never starts
+        return None, ui("tui.path.special", lang, path=text)
     try:
         with path.open("rb") as fh:
             fh.read(1)
