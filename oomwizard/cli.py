@@ -364,8 +364,11 @@ def _main(argv: Sequence[str] | None) -> int:
     from .stdio import OutputError, silence_stdout
 
     try:
-        args = build_parser().parse_args(argv)
-        code = run_interactive(args) if args.command is None else COMMANDS[args.command](args)
+        try:
+            args = build_parser().parse_args(argv)
+            code = run_interactive(args) if args.command is None else COMMANDS[args.command](args)
+        except SystemExit as e:
+            code = Exit.OK if e.code is None else int(e.code) if isinstance(e.code, int) else Exit.ERROR
         sys.stdout.flush()  # a full disk shows here, while there is still a way to say so
         return code
     except KeyboardInterrupt:
@@ -379,8 +382,6 @@ def _main(argv: Sequence[str] | None) -> int:
         silence_stdout()
         _err(f"cannot write the output: {e}")
         return Exit.OUTPUT
-    except SystemExit as e:
-        return int(e.code) if isinstance(e.code, int) else Exit.ERROR
     except Exception as e:  # the last resort: every known failure has its own message above
         return _internal_error(e)
 
