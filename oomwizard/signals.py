@@ -71,16 +71,17 @@ class Watchdog:
         with contextlib.suppress(OSError):
             os.write(self.fd, RESET.encode())
 
+    def abort(self, code: int) -> None:
+        """Restore the terminal and end now: for a signal that comes before the toolkit can act."""
+        self.restore()
+        os._exit(code)
+
     def arm(self, code: int, grace: float = GRACE) -> None:
         """End the process with ``code`` after ``grace`` seconds unless it has ended by then."""
         if self._timer is not None:
             return
 
-        def fire() -> None:
-            self.restore()
-            os._exit(code)
-
-        self._timer = threading.Timer(grace, fire)
+        self._timer = threading.Timer(grace, self.abort, (code,))
         self._timer.daemon = True
         self._timer.start()
 

@@ -414,7 +414,13 @@ def run_tui(opts: LaunchOptions) -> int:
         return Exit.KB_INVALID
     watchdog = Watchdog()
     app = WizardApp(opts, kb=kb, watchdog=watchdog)
-    outcome = app.run(inline=opts.inline, mouse=not opts.inline)
+    # Until the app is mounted and catches them in its event loop, a signal restores and ends at once.
+    previous = {s: signal.signal(s, lambda n, _f: watchdog.abort(exit_code(n))) for s in HANDLED}
+    try:
+        outcome = app.run(inline=opts.inline, mouse=not opts.inline)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     if outcome is None:
         # Textual already printed the traceback of a crash; say nothing more.
         return Exit.ERROR if app.return_code else Exit.OK
