@@ -78,8 +78,9 @@ def test_plain_mode_restores_the_terminal_and_exits_128_plus_n(pane_factory, sig
     assert "Traceback" not in pane.screen()
 
 
-def test_tui_quits_while_the_log_read_is_stuck(pane_factory, tmp_path: Path) -> None:
-    """A writer that sent one line and then went quiet: the read blocks for ever, q still quits."""
+@pytest.mark.parametrize(("key", "code"), [("q", 0), ("C-c", 130)])
+def test_tui_quits_while_the_log_read_is_stuck(pane_factory, tmp_path: Path, key: str, code: int) -> None:
+    """A writer that sent one line and then went quiet: the read blocks for ever, q and Ctrl+C still quit."""
     fifo = tmp_path / "stalled-writer"
     os.mkfifo(fifo)
     writer = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # a writer that never closes
@@ -88,16 +89,33 @@ def test_tui_quits_while_the_log_read_is_stuck(pane_factory, tmp_path: Path) -> 
         machine = Path(__file__).parents[2] / "oomwizard" / "demo" / "machine.json"
         pane = pane_factory(["--log", str(fifo), "--machine", str(machine)])
         pane.wait_for("the reading screen", lambda: pane.flags() == "1 0 1" and "stalled-writer" in pane.screen())
-        pane.tmux("send-keys", "-t", "w", "q")
-        assert pane.exit_code() == 0, pane.screen()
+        pane.tmux("send-keys", "-t", "w", key)
+        assert pane.exit_code() == code, pane.screen()
         assert pane.flags() == CLEAN
         assert pane.stty_restored()
     finally:
         os.close(writer)
 
 
-def test_wizard_refuses_a_log_on_stdin_when_stdin_is_the_terminal(pane_factory) -> None:
-    pane = pane_factory(["--log", "-"])
+@pytest.mark.parametrize("plain", [False, True], ids=["tui", "plain"])
+def test_wizard_refuses_a_log_on_stdin_when_stdin_is_the_terminal(pane_factory, plain: bool) -> None:
+    pane = pane_factory(["--plain"] * plain + ["--log", "-"])
     assert pane.exit_code() == 4
     assert "the terminal the wizard reads keys from" in " ".join(pane.screen().split())
+    assert pane.flags() == CLEAN
+
+
+def test_tui_says_a_device_is_no_log_and_stays_usable(pane_factory) -> None:
+    machine = Path(__file__).parents[2] / "oomwizard" / "demo" / "machine.json"
+    pane = pane_factory(["--log", "/dev/zero", "--machine", str(machine)])
+    pane.wait_for("the message", lambda: "is a device" in " ".join(pane.screen().split()))
+    pane.tmux("send-keys", "-t", "w", "q")
+    assert pane.exit_code() == 0, pane.screen()
+    assert pane.flags() == CLEAN
+
+
+def test_plain_mode_refuses_a_device_as_a_log(pane_factory) -> None:
+    pane = pane_factory(["--plain", "--log", "/dev/zero"])
+    assert pane.exit_code() == 4
+    assert "/dev/zero: it is a device" in " ".join(pane.screen().split())
     assert pane.flags() == CLEAN
