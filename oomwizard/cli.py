@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"oomwizard {__version__}")
-    parser.add_argument("--log", action="append", default=[], metavar="FILE", help="a vLLM log to read (repeatable; .gz or - for stdin)")
+    parser.add_argument("--log", action="append", default=[], metavar="FILE", help="a vLLM log to read (repeatable; .gz allowed; for a log on stdin use `diagnose -`)")
     parser.add_argument("--demo", action="store_true", help="open on a bundled example log and machine")
     parser.add_argument("--plain", action="store_true", help="simple question-and-answer prompts instead of the full-screen interface")
     parser.add_argument("--inline", action="store_true", help="draw the interface below the prompt instead of full screen")
