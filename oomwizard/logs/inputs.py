@@ -48,7 +48,7 @@ def _is_null(st: os.stat_result) -> bool:
 def _device_problem(name: str, st: os.stat_result) -> str | None:
     """Why ``st`` cannot be a log, or None; /dev/null is allowed (it reads as an empty log)."""
     if (stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)) and not _is_null(st):
-        return f"cannot read {name}: it is a device, not a log file (pass the log file, or - with the log piped in)"
+        return f"cannot read {name}: it is a device, not a log file"
     return None
 
 

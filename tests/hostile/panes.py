@@ -22,6 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DEADLINE = 30.0
 
 needs_tmux = shutil.which("tmux") is None
+SHELL = "bash" if shutil.which("bash") else "sh"
+"""bash goes on after a program that handled Ctrl+C and exited normally; some shells exit too."""
 
 
 class Pane:
@@ -37,12 +39,13 @@ class Pane:
             f"echo $? > {shlex.quote(str(folder / 'rc.tmp'))}\n"
             f"stty -g > {shlex.quote(str(folder / 'stty.after'))}\n"
             f"mv {shlex.quote(str(folder / 'rc.tmp'))} {shlex.quote(str(folder / 'rc'))}\n"
+            "trap '' INT QUIT\n"  # keys sent after the program ended must not close the pane
             "exec sleep 600\n"
         )
         full_env = {k: v for k, v in os.environ.items() if not k.startswith(("TMUX", "TEXTUAL"))}
         full_env.update({"TERM": "xterm-256color", "LANG": "C.UTF-8", "OOMWIZARD_TRACEBACK": "1"})
         full_env.update(env or {})
-        self.tmux("-f", "/dev/null", "new-session", "-d", "-x", "110", "-y", "36", "-s", "w", f"sh {script}",
+        self.tmux("-f", "/dev/null", "new-session", "-d", "-x", "110", "-y", "36", "-s", "w", f"{SHELL} {script}",
                   env=full_env)
 
     def tmux(self, *args: str, env: dict[str, str] | None = None) -> str:
