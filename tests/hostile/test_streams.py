@@ -246,6 +246,27 @@ def test_a_tree_that_loops_is_a_broken_knowledge_base(tmp_path: Path) -> None:
     assert "cycle in the tree: symptom -> symptom" in done.stderr
 
 
+def _alias_bomb() -> str:
+    """Nine levels of nine aliases: 9**9 strings if each alias were expanded, a few KiB of YAML."""
+    text = 'x_bomb:\n  a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n'
+    for i in range(1, 10):
+        text += f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]\n"
+    return text
+
+
+@pytest.mark.parametrize("command", ["lint", "show sampler-warmup", f"diagnose {shlex.quote(str(DEMO_LOG))}"])
+def test_a_yaml_alias_bomb_is_an_unknown_field_not_a_hang(tmp_path: Path, command: str) -> None:
+    kb = tmp_path / "kb"
+    shutil.copytree(ROOT / "decision_trees", kb / "decision_trees")
+    shutil.copytree(ROOT / "content", kb / "content")
+    leaf = kb / "decision_trees" / "leaves" / "sampler-warmup.yaml"
+    leaf.write_text(leaf.read_text(encoding="utf-8") + _alias_bomb(), encoding="utf-8")
+    done = sh(f"{OOMWIZARD} {command}", env={"OOMWIZARD_KB": str(kb)})
+    assert done.returncode == Exit.KB_INVALID
+    assert "unknown field 'x_bomb'" in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_an_unexpected_error_is_one_line_and_exit_70(monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     from oomwizard import cli
