@@ -20,7 +20,6 @@ import os
 import shutil
 import signal
 import sys
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,7 @@ from ..session import Session
 from ..signals import HANDLED, Watchdog, exit_code
 from ..verify import Verification
 from . import cjk, clipboard
+from .background import abandonable
 from .inputs import InputProblem, MachineResult, Sources, default_sources
 
 
@@ -190,55 +190,17 @@ class WizardApp(App[Outcome], inherit_bindings=False):
             return
         self.machine = MachineState("running")
         self._broadcast()
-        path = self.opts.effective_machine()
-        python = self.opts.python
-        if path:
-            self.in_thread(lambda: self.sources.replay_machine(path), self._machine_done, self._machine_failed, "machine")
-        else:
-            self.in_thread(lambda: self.sources.detect_machine(python), self._machine_done, self._machine_failed, "machine")
+        path, python = self.opts.effective_machine(), self.opts.python
+
+        def job() -> MachineResult:
+            return self.sources.replay_machine(path) if path else self.sources.detect_machine(python)
+
+        self.in_thread(job, self._machine_done, self._machine_failed, "machine")
 
     def in_thread(self, job: Callable[[], Any], done: Callable[[Any], None], failed: Callable[[str], None],
                   group: str) -> None:
-        """Run ``job`` in a daemon thread the app can walk away from, then ``done`` or ``failed``.
-
-        A read can block for ever (a pipe that stalls, a device); a Textual thread worker would then
-        keep the process alive after the screen is gone. Here the waiting is an async worker, so
-        quitting cancels it at once and the stuck thread dies with the process. A newer job of the
-        same group replaces an older one, whose result is dropped.
-        """
-
-        async def wait() -> None:
-            loop = asyncio.get_running_loop()
-            future: asyncio.Future[Any] = loop.create_future()
-
-            def settle(result: Any, error: Exception | None) -> None:
-                if future.done():
-                    return
-                if error is None:
-                    future.set_result(result)
-                else:
-                    future.set_exception(error)
-
-            def run() -> None:
-                try:
-                    result, error = job(), None
-                except Exception as e:  # reported on the screen; it must never take the wizard down
-                    result, error = None, e
-                with contextlib.suppress(RuntimeError):  # the app has closed its loop
-                    loop.call_soon_threadsafe(settle, result, error)
-
-            threading.Thread(target=run, name=f"oomwizard-{group}", daemon=True).start()
-            try:
-                result = await future
-            except InputProblem as e:
-                failed(str(e))
-                return
-            except Exception as e:
-                failed(f"{type(e).__name__}: {e}")
-                return
-            done(result)
-
-        self.run_worker(wait, group=group, exclusive=True, exit_on_error=False)
+        """Run ``job`` in a thread the app can walk away from (see :mod:`.background`)."""
+        self.run_worker(abandonable(job, done, failed, InputProblem), group=group, exclusive=True, exit_on_error=False)
 
     def _from_thread(self, callback: Any, *args: Any) -> None:
         with contextlib.suppress(RuntimeError):  # the app is closing
