@@ -68,10 +68,18 @@ class Pane:
 
     def program_pid(self) -> int | None:
         """The Python process the pane's shell runs (its child), once it exists."""
-        shell = self.tmux("display", "-p", "-t", "w", "#{pane_pid}").strip()
-        done = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True, timeout=DEADLINE)
-        pids = [int(p) for p in done.stdout.split()]
-        return pids[0] if pids else None
+        shell = int(self.tmux("display", "-p", "-t", "w", "#{pane_pid}").strip())
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state, ppid, ...
+            if int(fields[1]) == shell and "python" in stat.split("(", 1)[1].split(")", 1)[0].lower():
+                return int(entry.name)
+        return None
 
     def wait_for(self, what: str, ready: Callable[[], bool]) -> None:
         end = time.monotonic() + DEADLINE
