@@ -17,6 +17,7 @@ import select
 import stat
 import sys
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import BinaryIO
 
 from .. import stdio
@@ -28,7 +29,9 @@ PIPE_WAIT = 10.0
 STDIN = "<stdin>"
 
 
+@lru_cache(maxsize=1)
 def _pipefs_dev() -> int:
+    """The device number of anonymous pipes (Linux's pipefs), which no named pipe has."""
     r, w = os.pipe()
     try:
         return os.fstat(r).st_dev
