@@ -19,7 +19,7 @@ from .i18n import LANGS, detect_lang, ui
 
 if TYPE_CHECKING:
     from .logs.model import Diagnosis
-    from .logs.reader import Progress
+    from .logs.reader import Progress, Source
 
 NO_TTY_HINT = (
     "oomwizard: no interactive terminal here (stdin or stdout is not a TTY), so the wizard cannot "
@@ -67,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"oomwizard {__version__}")
-    parser.add_argument("--log", action="append", default=[], metavar="FILE", help="a vLLM log to read (repeatable; .gz or - for stdin)")
+    parser.add_argument("--log", action="append", default=[], metavar="FILE", help="a vLLM log to read (repeatable; .gz allowed; for a log on stdin use `diagnose -`)")
     parser.add_argument("--demo", action="store_true", help="open on a bundled example log and machine")
     parser.add_argument("--plain", action="store_true", help="simple question-and-answer prompts instead of the full-screen interface")
     parser.add_argument("--inline", action="store_true", help="draw the interface below the prompt instead of full screen")
@@ -208,7 +208,8 @@ def _machine_facts(args: argparse.Namespace, detect: bool) -> Any:
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from .engine import Done, walk
-    from .logs.diagnose import InputError, diagnose_paths
+    from .logs.diagnose import InputError, diagnose_sources
+    from .logs.inputs import open_inputs
     from .render.diagnosis import diagnosis_markdown, diagnosis_text
     from .render.report import leaf_json, leaf_markdown, leaf_text
 
@@ -217,14 +218,15 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     if args.detect and not args.machine:
         _check_python(args)
     files = args.files or ["-"]
-    if files == ["-"] and sys.stdin.isatty():
-        _err("reading the log from the terminal; paste it and press Ctrl+D (or pass a file name)")
     if args.follow and len(files) != 1:
         _err("--follow reads one log (a file or -)")
         return Exit.USAGE
     try:
-        diag = _follow(files[0], lang) if args.follow else _read_logs(
-            files, lang, lambda progress: diagnose_paths(files, progress=progress), json_out=args.format == "json")
+        sources = open_inputs(files)
+        if files == ["-"] and sys.stdin.isatty():
+            _err("reading the log from the terminal; paste it and press Ctrl+D (or pass a file name)")
+        diag = _follow(sources[0], lang) if args.follow else _read_logs(
+            files, lang, lambda progress: diagnose_sources(sources, progress=progress), json_out=args.format == "json")
     except InputError as e:
         _err(str(e))
         return Exit.INPUT
@@ -275,11 +277,10 @@ def _read_logs(files: list[str], lang: str, read: Callable[[Progress | None], T]
         line.clear()
 
 
-def _follow(path: str, lang: str) -> Diagnosis:
+def _follow(source: Source, lang: str) -> Diagnosis:
     from .logs.follow import follow
-    from .logs.reader import open_source
 
-    return follow(open_source(path), status=lambda key, fields: _err(ui(key, lang, **fields)))
+    return follow(source, status=lambda key, fields: _err(ui(key, lang, **fields)))
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
@@ -333,6 +334,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return Exit.NOT_FOUND
     files = args.files or ["-"]
     try:
+        if files == ["-"] and sys.stdin.isatty():
+            _err("reading the new log from the terminal; paste it and press Ctrl+D (or pass a file name)")
         result = _read_logs(files, lang, lambda progress: verify(leaf, files, progress=progress),
                             json_out=args.format == "json")
     except InputError as e:
@@ -415,26 +418,77 @@ COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        if args.command is None:
-            return run_interactive(args)
-        from .render.output import safe_stream
+    from . import stdio
 
-        # Every byte a command prints passes the output boundary (no raw escapes, no secrets).
-        with contextlib.ExitStack() as stack:
-            for name in ("stdout", "stderr"):
-                stack.callback(setattr, sys, name, getattr(sys, name))
-                setattr(sys, name, safe_stream(getattr(sys, name)))
-            return COMMANDS[args.command](args)
+    restore = stdio.guard()
+    try:
+        return _main(argv)
+    finally:
+        restore()
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The arguments; file names after an option (``verify ID --format json new.log``) still count
+    as files, which argparse alone refuses once the positional arguments were taken."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        if any(x.startswith("-") and x != "-" for x in extra) or not isinstance(getattr(args, "files", None), list):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.files.extend(extra)
+    return args
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command is None:
+        return run_interactive(args)
+    from .render.output import safe_stream
+
+    # Every byte a command prints passes the output boundary (no raw escapes, no secrets).
+    with contextlib.ExitStack() as stack:
+        for name in ("stdout", "stderr"):
+            stack.callback(setattr, sys, name, getattr(sys, name))
+            setattr(sys, name, safe_stream(getattr(sys, name)))
+        return COMMANDS[args.command](args)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    from .stdio import OutputError, silence_stdout
+
+    try:
+        try:
+            code = _run(_parse(argv))
+        except SystemExit as e:
+            code = Exit.OK if e.code is None else int(e.code) if isinstance(e.code, int) else Exit.ERROR
+        sys.stdout.flush()  # a full disk shows here, while there is still a way to say so
+        return code
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return Exit.CANCELLED
     except BrokenPipeError:
         # `oomwizard show … | head`: the reader went away; not an error worth a traceback.
-        with contextlib.suppress(OSError):
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        silence_stdout()
         return Exit.OK
-    except SystemExit as e:
-        return int(e.code) if isinstance(e.code, int) else Exit.ERROR
+    except OutputError as e:
+        silence_stdout()
+        _err(f"cannot write the output: {e}")
+        return Exit.OUTPUT
+    except Exception as e:  # the last resort: every known failure has its own message above
+        return _internal_error(e)
+
+
+def _internal_error(e: BaseException) -> int:
+    """One line instead of a traceback (``OOMWIZARD_TRACEBACK=1`` shows it, for a bug report)."""
+    if os.environ.get("OOMWIZARD_TRACEBACK"):
+        import traceback
+
+        traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+    from .render.safe_text import printable
+
+    text = " ".join(printable(str(e)).split())[:300]
+    _err(f"internal error: {type(e).__name__}{': ' + text if text else ''}")
+    _err(
+        f"this is a bug in oomwizard {__version__}; please report it with the command you ran "
+        "(OOMWIZARD_TRACEBACK=1 prints where it happened)"
+    )
+    return Exit.BUG

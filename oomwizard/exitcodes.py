@@ -25,5 +25,19 @@ class Exit(IntEnum):
     """``verify``: the new log still shows the failure, or a check is false."""
     NOT_PROVEN = 9
     """``verify``: nothing failed, but the log does not prove the fix (not ready, facts missing)."""
+    OUTPUT = 10
+    """The output could not be written (stdout closed, disk full)."""
+    BUG = 70
+    """An internal error: the one-line message and a request to report it, never a traceback."""
+    HANGUP = 129
+    """SIGHUP: the terminal went away (an SSH connection dropped); the terminal was restored."""
     CANCELLED = 130
-    """Ctrl+C."""
+    """Ctrl+C, or SIGINT from ``kill -INT``."""
+    QUIT = 131
+    """SIGQUIT; the terminal was restored first."""
+    TERMINATED = 143
+    """SIGTERM (``kill``); the terminal was restored first."""
+
+
+SIGNAL_EXITS = {"SIGHUP": Exit.HANGUP, "SIGINT": Exit.CANCELLED, "SIGQUIT": Exit.QUIT, "SIGTERM": Exit.TERMINATED}
+"""The code each signal ends the program with: 128 + the signal number, as a shell reports it."""

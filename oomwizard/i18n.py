@@ -190,6 +190,10 @@ UI: dict[str, Text] = {
     "tui.path.missing": Text("No such file: {path}", "文件不存在：{path}"),
     "tui.path.dir": Text("{path} is a folder; give a log file.", "{path} 是文件夹；请给出日志文件。"),
     "tui.path.unreadable": Text("Cannot read {path}: {error}", "无法读取 {path}：{error}"),
+    "tui.path.special": Text(
+        "{path} is a device or a named pipe, not a log file; save the log to a file first.",
+        "{path} 是设备或命名管道，不是日志文件；请先把日志保存为文件。",
+    ),
     "tui.machine.label": Text("This machine", "本机"),
     "tui.machine.detecting": Text("reading GPUs, packages and environment…", "正在读取 GPU、软件包和环境…"),
     "tui.machine.failed": Text("could not be read: {error}", "读取失败：{error}"),

@@ -41,6 +41,18 @@ class LaunchOptions:
 
 
 def launch(opts: LaunchOptions) -> int:
+    if "-" in opts.logs:
+        # The wizard reads keys from the terminal; a log read from it too would never end.
+        import sys
+
+        from .exitcodes import Exit
+        from .logs.inputs import InputError, check_stdin
+
+        try:
+            check_stdin(wizard=True)
+        except InputError as e:
+            print(f"oomwizard: {e}", file=sys.stderr)
+            return Exit.INPUT
     if opts.plain:
         from .plain import run_plain
 

@@ -4,15 +4,19 @@ For terminals where a full-screen interface is a nuisance or impossible: a seria
 Emacs shell, a screen reader, a recorded session. Each question comes with the suggested answer as
 the default and the place it came from; "back" and "why we ask" are always offered. On a dumb
 terminal the choices are numbered and typed, because arrow-key menus need cursor movement.
-Ctrl+C (or Ctrl+D) at any prompt cancels cleanly with exit code 130. After the fix is printed the
+Ctrl+C (or Ctrl+D) at any prompt cancels cleanly with exit code 130; SIGTERM, SIGHUP and SIGQUIT
+end the prompt through prompt_toolkit the same way, so its raw mode and hidden cursor are undone,
+and exit with 128 + the signal. After the fix is printed the
 wizard offers (default no) to check the log of the next start against the fix's checklist; the
 printed fix already ends with the ``oomwizard verify`` command for doing that later.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import sys
 import textwrap
 from collections.abc import Callable
@@ -30,6 +34,7 @@ from .render.output import clean_text, safe_stream
 from .render.report import leaf_text
 from .render.verification import verification_text
 from .session import Session
+from .signals import HANDLED, SignalExit, Watchdog, exit_code
 from .tui.inputs import (
     InputProblem,
     MachineResult,
@@ -46,6 +51,23 @@ BACK = "__back__"
 HELP = "__help__"
 NONE = "__none__"
 WIDTH = 80
+
+
+def _ask(question: Any) -> Any:
+    """Ask; SIGINT from ``kill -INT`` cancels like Ctrl+C (prompt_toolkit turns it into a key
+    that questionary's prompts do not bind)."""
+    from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
+    from prompt_toolkit.keys import Keys
+
+    extra = KeyBindings()
+
+    @extra.add(Keys.SIGINT)
+    def _(event: Any) -> None:
+        event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
+
+    app = question.application
+    app.key_bindings = merge_key_bindings([b for b in (app.key_bindings, extra) if b is not None])
+    return question.unsafe_ask()
 
 
 def _flat(text: str) -> str:
@@ -148,14 +170,14 @@ class PlainWizard:
             # The source goes on its own lines: prompt_toolkit cuts long lines at the screen edge.
             print("\n".join(textwrap.wrap(instruction, self.width - 1)), file=self.out, flush=True)
         items = [questionary.Choice(_short(title, self.width - 5), value=value) for title, value in choices]
-        answer = questionary.select(
+        answer = _ask(questionary.select(
             message,
             choices=items,
             default=default,
             instruction=" ",
             use_jk_keys=False,
             **self.prompt_kwargs,
-        ).unsafe_ask()
+        ))
         return str(answer)
 
     def _numbered(self, message: str, choices: list[tuple[str, str]], default: str | None, instruction: str) -> str:
@@ -177,16 +199,16 @@ class PlainWizard:
         def valid(text: str) -> bool | str:
             return (text.strip().isdigit() and 1 <= int(text) <= len(values)) or f"1-{len(values)}"
 
-        raw = questionary.text(f"1-{len(values)}", default=default_n, validate=valid, **self.prompt_kwargs).unsafe_ask()
+        raw = _ask(questionary.text(f"1-{len(values)}", default=default_n, validate=valid, **self.prompt_kwargs))
         return values[int(str(raw).strip()) - 1]
 
     def _text(self, message: str, default: str, instruction: str, validate: Callable[[str], bool | str]) -> str:
         import questionary
 
         return str(
-            questionary.text(
+            _ask(questionary.text(
                 message, default=default, instruction=instruction, validate=validate, **self.prompt_kwargs
-            ).unsafe_ask()
+            ))
         )
 
     def _path(self, message: str, validate: Callable[[str], bool | str]) -> str:
@@ -195,12 +217,12 @@ class PlainWizard:
 
         if self.numbered:
             return self._text(message, "", "", validate)
-        return str(questionary.path(message, validate=validate, **self.prompt_kwargs).unsafe_ask())
+        return str(_ask(questionary.path(message, validate=validate, **self.prompt_kwargs)))
 
     def _confirm(self, message: str) -> bool:
         import questionary
 
-        return bool(questionary.confirm(message, default=False, **self.prompt_kwargs).unsafe_ask())
+        return bool(_ask(questionary.confirm(message, default=False, **self.prompt_kwargs)))
 
     # --- the walk ------------------------------------------------------------------------------
 
@@ -351,8 +373,60 @@ def run_plain(
     wizard = PlainWizard(
         opts, kb, sources or default_sources(), out=out, err=err, prompt_kwargs=prompt_kwargs, numbered=numbered
     )
+    caught: list[int] = []
+    previous = _catch_signals(caught, Watchdog())
     try:
         return wizard.run()
+    except SignalExit as e:
+        if e.signum != getattr(signal, "SIGHUP", None):  # after a hang-up nobody reads the screen
+            with contextlib.suppress(OSError, ValueError):
+                print("\n" + ui("tui.plain.cancelled", opts.lang), file=err)
+        return e.code
     except (KeyboardInterrupt, EOFError):
         print("\n" + ui("tui.plain.cancelled", opts.lang), file=err)
         return Exit.CANCELLED
+    except Exception:
+        if caught:  # a terminal that hung up fails the prompt's last redraw; the signal is the story
+            return exit_code(caught[0])
+        raise
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _catch_signals(caught: list[int], watchdog: Watchdog) -> dict[int, Any]:
+    """SIGTERM, SIGHUP, SIGQUIT end the current prompt through prompt_toolkit, or unwind between prompts.
+
+    SIGINT is left to prompt_toolkit (its Ctrl+C) and Python (KeyboardInterrupt), which already end
+    with 130. Should the prompt not end, the watchdog restores the terminal and exits.
+    """
+
+    def handler(signum: int, frame: Any) -> None:
+        caught.append(signum)
+        watchdog.arm(exit_code(signum))
+        from prompt_toolkit.application.current import get_app_or_none
+
+        app = get_app_or_none()
+        loop = getattr(app, "loop", None)
+        if app is not None and app.is_running and loop is not None:
+            loop.call_soon_threadsafe(_end_prompt, app, signum)
+            return
+        raise SignalExit(signum)
+
+    previous: dict[int, Any] = {}
+    if _main_thread():
+        for signum in HANDLED:
+            if signum != signal.SIGINT:
+                previous[signum] = signal.signal(signum, handler)
+    return previous
+
+
+def _end_prompt(app: Any, signum: int) -> None:
+    if app.is_running and app.future is not None and not app.future.done():
+        app.exit(exception=SignalExit(signum))
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()

@@ -17,8 +17,9 @@ from .facts.model import FactSet
 from .i18n import ui
 from .kb.model import Check, Leaf
 from .logs.diagnose import collect, conclude
+from .logs.inputs import open_inputs
 from .logs.lines import Logical
-from .logs.reader import ALL_LINES_LIMIT, Progress, open_source
+from .logs.reader import ALL_LINES_LIMIT, Progress
 from .render.redact import redact_text
 from .render.safe_text import printable
 
@@ -130,7 +131,7 @@ def verify(leaf: Leaf, paths: list[str], facts: FactSet | None = None, progress:
                 if m is not None:
                     found[(i, kind)] = Hit(file, lg.line_at(m.start()), _shown(lg.shown))
 
-    sources = [open_source(p) for p in paths]
+    sources = open_inputs(paths)
     extra = tuple(dict.fromkeys([READY_RE.pattern.encode(), *(p.pattern.encode() for _, _, p in patterns)]))
     col, warnings = collect(sources, extra=extra, on_line=on_line, progress=progress, all_lines_limit=all_lines_limit)
     known = FactSet()

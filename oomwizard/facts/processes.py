@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import safejson
 from ..render.redact import REDACTED, SECRET_FLAGS, redact_argv, redact_text, secret_env_name
 from .env import collect_env
 from .metadata_probe import read_head
@@ -281,7 +282,7 @@ def _json_obj(raw: Any) -> dict[str, Any] | None:
     if not isinstance(raw, str):
         return None
     try:
-        val = json.loads(raw)
+        val = safejson.loads(raw)
     except ValueError:
         return None
     return val if isinstance(val, dict) else None

@@ -60,12 +60,17 @@ class LintContext:
         return d.line_of(key)
 
 
-def walk_mappings(node: Any) -> Iterator[LDict]:
-    """Every mapping in a parsed YAML document, outer ones first."""
+def walk_mappings(node: Any, seen: set[int] | None = None) -> Iterator[LDict]:
+    """Every mapping in a parsed YAML document, outer ones first, each once.
+
+    A YAML alias shares a value; visiting a shared value again would make aliases of aliases
+    ("billion laughs") take for ever.
+    """
+    seen = set() if seen is None else seen
+    if not isinstance(node, (LDict, LList)) or id(node) in seen:
+        return
+    seen.add(id(node))
     if isinstance(node, LDict):
         yield node
-        for v in node.values():
-            yield from walk_mappings(v)
-    elif isinstance(node, LList):
-        for v in node:
-            yield from walk_mappings(v)
+    for v in node.values() if isinstance(node, LDict) else node:
+        yield from walk_mappings(v, seen)

@@ -673,7 +673,12 @@ def _check_references(kb: KnowledgeBase, problems: list[Problem]) -> None:
 
 @lru_cache(maxsize=4)
 def _cached(root: str) -> KnowledgeBase:
+    from .cycles import find_loop
+
     kb, _ = load_kb(root, strict=True)
+    loop = find_loop(kb)
+    if loop is not None:
+        raise KBError([loop])
     return kb
 
 

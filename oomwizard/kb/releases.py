@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from .. import safejson
 from ..versions import Version, VersionSpec
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "vllm_releases.json"
@@ -148,7 +149,7 @@ def _check_kv_cache_dtype(release: Release, value: str) -> str | None:
 def _check_json(flag: str) -> Callable[[Release, str], str | None]:
     def check(release: Release, value: str) -> str | None:
         try:
-            parsed = json.loads(value)
+            parsed = safejson.loads(value)
         except ValueError as e:
             return f"{flag} value is not valid JSON ({e}): {value!r}"
         if not isinstance(parsed, dict):

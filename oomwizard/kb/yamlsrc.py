@@ -52,14 +52,23 @@ class LList(list[Any]):
         return self.item_lines[index] if 0 <= index < len(self.item_lines) else self.line
 
 
-def _convert(node: yaml.Node, file: str, problems: list[Problem], scalars: yaml.SafeLoader) -> Any:
+def _convert(node: yaml.Node, file: str, problems: list[Problem], scalars: yaml.SafeLoader,
+             seen: dict[int, Any] | None = None) -> Any:
+    """Nodes to values; a node reached again through an alias is converted once and shared.
+
+    Without ``seen``, aliases of aliases ("billion laughs") expand to exponentially many values.
+    """
+    seen = {} if seen is None else seen
+    if id(node) in seen:
+        return seen[id(node)]
     line = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         out = LDict()
         out.line = line
         out.key_lines = {}
+        seen[id(node)] = out
         for knode, vnode in node.value:
-            key = _convert(knode, file, problems, scalars)
+            key = _convert(knode, file, problems, scalars, seen)
             if not isinstance(key, (str, int, float, bool)) or key is None:
                 problems.append(Problem(file, knode.start_mark.line + 1, "mapping keys must be plain scalars"))
                 continue
@@ -74,18 +83,20 @@ def _convert(node: yaml.Node, file: str, problems: list[Problem], scalars: yaml.
                 )
                 continue
             out.key_lines[key] = knode.start_mark.line + 1
-            out[key] = _convert(vnode, file, problems, scalars)
+            out[key] = _convert(vnode, file, problems, scalars, seen)
         return out
     if isinstance(node, yaml.SequenceNode):
         lst = LList()
         lst.line = line
         lst.item_lines = []
+        seen[id(node)] = lst
         for item in node.value:
             lst.item_lines.append(item.start_mark.line + 1)
-            lst.append(_convert(item, file, problems, scalars))
+            lst.append(_convert(item, file, problems, scalars, seen))
         return lst
     # Scalars: let the safe constructor resolve types (int, bool, null ...).
-    return scalars.construct_object(node, deep=True)
+    seen[id(node)] = value = scalars.construct_object(node, deep=True)
+    return value
 
 
 _COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
+from .. import safejson
 from ..kb.releases import DATA_FILE
 from ..render.redact import redact_argv
 from ..versions import Version
@@ -86,7 +87,7 @@ def literal(text: str) -> Any:
     if t.startswith("{") and t.endswith("}"):
         # vLLM prints some configs as JSON (true/false/null).
         try:
-            return json.loads(t)
+            return safejson.loads(t)
         except ValueError:
             pass
     return t

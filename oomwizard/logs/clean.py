@@ -15,6 +15,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from .. import safejson
+
 # --- escape sequences --------------------------------------------------------------------------
 _ANSI_RE = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
@@ -129,7 +131,7 @@ def _last_progress_segment(text: str) -> str:
 def _unjson(text: str) -> str | None:
     """The message of a JSON-lines log record (docker json-file, fluent-bit, journald -o json)."""
     try:
-        obj = json.loads(text)
+        obj = safejson.loads(text)
     except ValueError:
         m = _JSON_FIELD_RE.search(text)
         if not m:

@@ -14,10 +14,13 @@ log made in the wizard is printed after them.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,8 +41,10 @@ from ..render.output import clean_text, safe_stream
 from ..render.report import leaf_text
 from ..render.verification import verification_text
 from ..session import Session
+from ..signals import HANDLED, Watchdog, exit_code
 from ..verify import Verification
 from . import cjk, clipboard
+from .background import abandonable
 from .inputs import InputProblem, MachineResult, Sources, default_sources
 
 
@@ -72,6 +77,8 @@ class Outcome:
     saved: list[str] = field(default_factory=list)
     verification: Verification | None = None
     """The last check of the next start's log against ``done``'s checklist, if one was made."""
+    signal: int | None = None
+    """The signal that ended the wizard (SIGTERM, SIGHUP, …), if one did."""
 
 
 class FactsAware:
@@ -102,9 +109,11 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         kb: KnowledgeBase | None = None,
         sources: Sources | None = None,
         environ: dict[str, str] | None = None,
+        watchdog: Watchdog | None = None,
     ) -> None:
         super().__init__()
         self.opts = opts
+        self.watchdog = watchdog
         self.lang = opts.lang
         if kb is None:
             from ..kb.loader import get_kb
@@ -112,6 +121,8 @@ class WizardApp(App[Outcome], inherit_bindings=False):
             kb = get_kb()
         self.kb = kb
         self.sources = sources or default_sources()
+        self._read_count = 0
+        self._reading_stopped = threading.Event()
         self.environ = dict(os.environ if environ is None else environ)
         self.session = Session(kb, FactSet(), lang=self.lang)
         self.machine = MachineState()
@@ -138,6 +149,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
     def on_mount(self) -> None:
         from .screens.welcome import WelcomeScreen
 
+        self._catch_signals()
         self.push_screen(WelcomeScreen())
         self.start_machine()
         logs = self.opts.effective_logs()
@@ -184,18 +196,17 @@ class WizardApp(App[Outcome], inherit_bindings=False):
             return
         self.machine = MachineState("running")
         self._broadcast()
-        self.run_worker(self._machine_worker, thread=True, group="machine", exclusive=True, exit_on_error=False)
+        path, python = self.opts.effective_machine(), self.opts.python
 
-    def _machine_worker(self) -> None:
-        path = self.opts.effective_machine()
-        try:
-            result = self.sources.replay_machine(path) if path else self.sources.detect_machine(self.opts.python)
-        except Exception as e:  # detection must never take the wizard down
-            self._from_thread(
-                self._machine_failed, f"{type(e).__name__}: {e}" if not isinstance(e, InputProblem) else str(e)
-            )
-            return
-        self._from_thread(self._machine_done, result)
+        def job() -> MachineResult:
+            return self.sources.replay_machine(path) if path else self.sources.detect_machine(python)
+
+        self.in_thread(job, self._machine_done, self._machine_failed, "machine")
+
+    def in_thread(self, job: Callable[[], Any], done: Callable[[Any], None], failed: Callable[[str], None],
+                  group: str) -> None:
+        """Run ``job`` in a thread the app can walk away from (see :mod:`.background`)."""
+        self.run_worker(abandonable(job, done, failed, InputProblem), group=group, exclusive=True, exit_on_error=False)
 
     def _from_thread(self, callback: Any, *args: Any) -> None:
         with contextlib.suppress(RuntimeError):  # the app is closing
@@ -216,20 +227,15 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         what = ", ".join(Path(p).name for p in paths)
         follow = self.sources.follow_path
         if self.opts.follow and len(paths) == 1 and follow is not None:
-            self._read(what, lambda progress: follow(paths[0], self._follow_status, self._cancelled))
+            self._read(what, lambda progress, stop: follow(paths[0], self._follow_status, stop))
             return
-        self._read(what, lambda progress: self.sources.diagnose_paths(paths, progress))
+        self._read(what, lambda progress, stop: self.sources.diagnose_paths(paths, progress))
 
     def read_pasted(self, text: str) -> None:
-        self._read(self.t("tui.welcome.paste"), lambda progress: self.sources.diagnose_text(text, "pasted"))
+        self._read(self.t("tui.welcome.paste"), lambda progress, stop: self.sources.diagnose_text(text, "pasted"))
 
-    def _cancelled(self) -> bool:
-        from textual.worker import get_current_worker
-
-        try:
-            return get_current_worker().is_cancelled
-        except RuntimeError:
-            return False
+    def on_unmount(self) -> None:
+        self._reading_stopped.set()  # a log being watched stops being read
 
     def _follow_status(self, key: str, fields: dict[str, object]) -> None:
         self._from_thread(self._log_note, ui(key, self.lang, **fields))
@@ -268,20 +274,14 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         if not isinstance(self.screen, DiagnosisScreen):
             self.push_screen(DiagnosisScreen())
         self._broadcast()
-        progress = self._progress()
+        self._read_count += 1
+        progress, reads = self._progress(), self._read_count
 
-        def work() -> None:
-            try:
-                diag = job(progress)
-            except InputProblem as e:
-                self._from_thread(self._log_failed, str(e))
-                return
-            except Exception as e:
-                self._from_thread(self._log_failed, f"{type(e).__name__}: {e}")
-                return
-            self._from_thread(self._log_done, diag)
+        def stop() -> bool:
+            """Whether this read was given up: the app closed, or a newer read replaced it."""
+            return self._reading_stopped.is_set() or self._read_count != reads
 
-        self.run_worker(work, thread=True, group="log", exclusive=True, exit_on_error=False)
+        self.in_thread(lambda: job(progress, stop), self._log_done, self._log_failed, "log")
 
     def _log_done(self, diag: Diagnosis) -> None:
         self.log_state = LogState("done", self.log_state.what, diag)
@@ -379,6 +379,24 @@ class WizardApp(App[Outcome], inherit_bindings=False):
     def action_cancel(self) -> None:
         self._finish(Exit.CANCELLED)
 
+    # --- signals -----------------------------------------------------------------------------
+
+    def _catch_signals(self) -> None:
+        """SIGTERM, SIGHUP, SIGINT, SIGQUIT end the wizard like Ctrl+C: Textual restores the terminal."""
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not the main thread
+            loop = asyncio.get_running_loop()
+            for signum in HANDLED:
+                loop.add_signal_handler(signum, self.on_signal, signum)
+
+    def on_signal(self, signum: int) -> None:
+        if self.outcome.signal is not None:
+            return
+        self.outcome.signal = signum
+        code = exit_code(signum)
+        if self.watchdog is not None:
+            self.watchdog.arm(code)
+        self._finish(code)
+
     def action_facts(self) -> None:
         from .screens.facts import FactsScreen
 
@@ -407,12 +425,23 @@ def run_tui(opts: LaunchOptions) -> int:
         for p in e.problems[:20]:
             print(f"  {p}", file=sys.stderr)
         return Exit.KB_INVALID
-    app = WizardApp(opts, kb=kb)
-    outcome = app.run(inline=opts.inline, mouse=not opts.inline)
+    watchdog = Watchdog()
+    app = WizardApp(opts, kb=kb, watchdog=watchdog)
+    # Until the app is mounted and catches them in its event loop, a signal restores and ends at once.
+    previous = {s: signal.signal(s, lambda n, _f: watchdog.abort(exit_code(n))) for s in HANDLED}
+    try:
+        outcome = app.run(inline=opts.inline, mouse=not opts.inline)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     if outcome is None:
         # Textual already printed the traceback of a crash; say nothing more.
         return Exit.ERROR if app.return_code else Exit.OK
-    print_outcome(outcome, opts.lang, sys.stdout, sys.stderr)
+    if outcome.signal != getattr(signal, "SIGHUP", None):  # after a hang-up nobody reads the screen
+        from ..stdio import OutputError
+
+        with contextlib.suppress(OSError, OutputError):
+            print_outcome(outcome, opts.lang, sys.stdout, sys.stderr)
     return int(outcome.code)
 
 

@@ -68,20 +68,22 @@ FollowStatus = Callable[[str, dict[str, object]], None]
 
 
 def _diagnose_paths(paths: list[str], progress: Progress | None = None) -> Diagnosis:
-    from ..logs.diagnose import InputError, diagnose_paths
+    from ..logs.diagnose import InputError, diagnose_sources
+    from ..logs.inputs import open_inputs
 
     try:
-        return diagnose_paths(paths, progress=progress)
+        return diagnose_sources(open_inputs(paths, wizard=True), progress=progress)
     except InputError as e:
         raise InputProblem(str(e)) from None
 
 
 def _follow_path(path: str, status: FollowStatus, stop: Callable[[], bool]) -> Diagnosis:
     from ..logs.follow import follow
-    from ..logs.reader import InputError, open_source
+    from ..logs.inputs import open_inputs
+    from ..logs.reader import InputError
 
     try:
-        return follow(open_source(path), status=status, stop=stop)
+        return follow(open_inputs([path], wizard=True)[0], status=status, stop=stop)
     except InputError as e:
         raise InputProblem(str(e)) from None
 
@@ -142,6 +144,8 @@ def check_log_path(raw: str, lang: str) -> tuple[str | None, str | None]:
         return None, ui("tui.path.missing", lang, path=text)
     if path.is_dir():
         return None, ui("tui.path.dir", lang, path=text)
+    if not path.is_file():  # a device never ends, a named pipe with no writer never starts
+        return None, ui("tui.path.special", lang, path=text)
     try:
         with path.open("rb") as fh:
             fh.read(1)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 
+from ... import safejson
 from ...facts.model import FactSet
 from ...i18n import Text
 from ...versions import Version
@@ -431,7 +432,7 @@ def speculative_config_from_command(facts: FactSet) -> dict[str, object] | None:
     if value is None:
         return None
     try:
-        parsed = json.loads(value)
+        parsed = safejson.loads(value)
     except ValueError:
         return None
     return parsed if isinstance(parsed, dict) else None

@@ -9,9 +9,9 @@ calculation shows its arithmetic from the facts it used.
 
 from __future__ import annotations
 
-import json
 import re
 
+from ... import safejson
 from ...facts.model import FactSet
 from ...i18n import Text
 from ...versions import Version
@@ -123,7 +123,7 @@ def image_limit(facts: FactSet) -> tuple[int, str] | None:
         return None
     text = str(raw).strip()
     try:
-        data = json.loads(text)
+        data = safejson.loads(text)
     except ValueError:
         data = None
     if isinstance(data, dict) and "image" in data:
