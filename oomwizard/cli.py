@@ -110,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("export", help="write the whole knowledge base as JSON, Markdown or a static HTML site")
     p.add_argument("--format", choices=("json", "markdown", "html"), required=True)
     p.add_argument("--output", metavar="PATH", help="file (json) or folder (markdown, html); default stdout for json")
+    p.add_argument("--force", action="store_true", help="replace an existing file, or write into a folder that is not empty")
     _add_common(p)
 
     p = sub.add_parser("scenarios", help="list the scenario ids")
@@ -370,7 +371,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from .render.export import export
 
     kb = _load_kb()
-    return int(export(kb, args.format, args.output, args.lang))
+    return int(export(kb, args.format, args.output, args.lang, force=args.force))
 
 
 def cmd_scenarios(args: argparse.Namespace) -> int:

@@ -221,3 +221,24 @@ def test_chinese_lines_join_without_a_space() -> None:
     from oomwizard.render.html.site import markdown_html
 
     assert markdown_html("第一行的\n第二行，English\nwords") == "<p>第一行的第二行，English\nwords</p>\n"
+
+
+def test_export_keeps_files_it_did_not_write(tmp_path: Path) -> None:
+    """A folder holding other files, or an existing JSON file, is not overwritten without --force;
+    a folder of an earlier export is replaced in place."""
+    (tmp_path / "docs").mkdir()
+    mine = tmp_path / "docs" / "index.html"
+    mine.write_text("the operator's own page")
+    refused = _cli("export", "--format", "html", "--output", "docs", cwd=tmp_path)
+    assert refused.returncode == 1 and "--force" in refused.stderr
+    assert mine.read_text() == "the operator's own page"
+    forced = _cli("export", "--format", "html", "--output", "docs", "--force", cwd=tmp_path)
+    assert forced.returncode == 0, forced.stderr
+    again = _cli("export", "--format", "html", "--output", "docs", cwd=tmp_path)  # its own earlier export
+    assert again.returncode == 0, again.stderr
+    kept = tmp_path / "kb.json"
+    kept.write_text("{}")
+    assert _cli("export", "--format", "json", "--output", "kb.json", cwd=tmp_path).returncode == 1
+    assert kept.read_text() == "{}"
+    assert _cli("export", "--format", "json", "--output", "kb.json", "--force", cwd=tmp_path).returncode == 0
+    assert kept.read_text().startswith("{\n")

@@ -139,3 +139,16 @@ def test_every_checklist_pattern_compiles_for_the_log_search(engine: str) -> Non
     assert len(pats) > 30
     for p in sorted(pats):
         assert Scanner([Anchor(p.encode(), 0, 0)], engine=engine).name == engine, p
+
+
+def test_log_files_may_follow_the_options() -> None:
+    """``verify ID --format json new.log``: argparse alone refuses a file after an option; the
+    file still counts, and a real unknown option is still refused."""
+    demo = str(Path(__file__).resolve().parent.parent / "oomwizard" / "demo" / "vllm-serve.log")
+    run = [sys.executable, "-m", "oomwizard", "verify", "sampler-warmup"]
+    after = subprocess.run([*run, "--format", "json", demo], capture_output=True, text=True, timeout=60)
+    before = subprocess.run([*run, demo, "--format", "json"], capture_output=True, text=True, timeout=60)
+    assert after.returncode == before.returncode == 8, after.stderr
+    assert json.loads(after.stdout) == json.loads(before.stdout)
+    bogus = subprocess.run([*run, "--bogus", demo], capture_output=True, text=True, timeout=60)
+    assert bogus.returncode == 2 and "unrecognized arguments: --bogus" in bogus.stderr

@@ -53,14 +53,35 @@ def label(key: str, lang: str) -> str:
     return LABELS[key](lang)
 
 
-def export(kb: KnowledgeBase, fmt: str, output: str | Path | None, lang: str | None = None) -> int:
-    """Write the export; returns the process exit code."""
+MARKER = ".oomwizard-export"
+"""Left in an exported folder, so a new export may replace the files of an earlier one."""
+
+
+def _refuse_overwrite(out: Path, folder: bool) -> str | None:
+    """Why writing to ``out`` would overwrite files the operator did not ask to lose, or None."""
+    if folder:
+        if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
+            return f"{out} is not empty and holds no earlier export; pass --force to write into it anyway"
+        return None
+    if out.exists():
+        return f"{out} exists; pass --force to replace it"
+    return None
+
+
+def export(kb: KnowledgeBase, fmt: str, output: str | Path | None, lang: str | None = None,
+           force: bool = False) -> int:
+    """Write the export; returns the process exit code. Existing files are kept unless ``force``
+    (or the folder holds an earlier export)."""
     langs: tuple[str, ...] = (lang,) if lang else LANGS
     if fmt == "json":
         text = json_dumps(kb_json(kb)) + "\n"
         if output is None or str(output) == "-":
             sys.stdout.write(text)
             return Exit.OK
+        problem = None if force else _refuse_overwrite(Path(output), folder=False)
+        if problem:
+            print(f"oomwizard: {problem}", file=sys.stderr)
+            return Exit.ERROR
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as e:
@@ -77,6 +98,10 @@ def export(kb: KnowledgeBase, fmt: str, output: str | Path | None, lang: str | N
     if out.exists() and not out.is_dir():
         print(f"oomwizard: {out} exists and is not a folder", file=sys.stderr)
         return Exit.USAGE
+    problem = None if force else _refuse_overwrite(out, folder=True)
+    if problem:
+        print(f"oomwizard: {problem}", file=sys.stderr)
+        return Exit.ERROR
     try:
         if fmt == "markdown":
             written = write_markdown(kb, out, langs)
@@ -84,6 +109,7 @@ def export(kb: KnowledgeBase, fmt: str, output: str | Path | None, lang: str | N
             from .html.site import write_html
 
             written = write_html(kb, out, langs)
+        (out / MARKER).write_text("files written by `oomwizard export`; a new export replaces them\n", encoding="utf-8")
     except OSError as e:
         print(f"oomwizard: cannot write {out}: {e}", file=sys.stderr)
         return Exit.ERROR
