@@ -150,6 +150,7 @@ UI: dict[str, Text] = {
     "tui.no": Text("no", "否"),
     "tui.quit": Text("Quit", "退出"),
     "tui.back": Text("Back", "返回"),
+    "tui.watch": Text("Watch log", "跟踪日志"),
     "tui.help": Text("Why we ask", "为什么问"),
     "tui.facts": Text("Facts", "事实"),
     "tui.copy": Text("Copy", "复制"),

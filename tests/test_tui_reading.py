@@ -80,7 +80,7 @@ async def test_watching_a_log_waits_for_the_crash_then_diagnoses(tmp_path: Path)
     p.write_bytes(data[:head])
     app = _watching(p)
     async with app.run_test(size=SIZE) as pilot:
-        await _until(pilot, lambda: _note(app).startswith("following ") and "vllm.log" in _note(app))
+        await _until(pilot, lambda: "following " in _note(app) and "vllm.log" in _note(app))
         await asyncio.sleep(0.5)
         assert app.log_state.status == "reading"  # nothing failed yet: still watching
         with open(p, "ab") as fh:
@@ -97,7 +97,7 @@ async def test_quitting_while_watching_stops_the_reader(tmp_path: Path) -> None:
     p.write_bytes(b"INFO starting\n")
     app = _watching(p)
     async with app.run_test(size=SIZE) as pilot:
-        await _until(pilot, lambda: _note(app).startswith("following ") and "vllm.log" in _note(app))
+        await _until(pilot, lambda: "following " in _note(app) and "vllm.log" in _note(app))
         readers = [t for t in threading.enumerate() if t.name == "oomwizard-background" and t.is_alive()]
         assert readers  # the follower, waiting for the log to grow
         app.exit()
@@ -105,3 +105,39 @@ async def test_quitting_while_watching_stops_the_reader(tmp_path: Path) -> None:
     while any(t.is_alive() for t in readers) and time.monotonic() < end:
         time.sleep(0.05)
     assert not any(t.is_alive() for t in readers)
+
+
+@run_async
+async def test_w_on_the_diagnosis_watches_the_log_it_read(tmp_path: Path) -> None:
+    """After a diagnosis, ``w`` reads the same log again and waits for the next crash in it."""
+    p = tmp_path / "vllm.log"
+    data = RUNTIME.read_bytes()
+    p.write_bytes(data)
+    real, fixed = default_sources(), StandIns().sources()
+    sources = Sources(real.diagnose_paths, real.diagnose_text, fixed.detect_machine, fixed.replay_machine,
+                      real.follow_path)
+    app = WizardApp(LaunchOptions(logs=[str(p)]), kb=fixture_kb(), sources=sources, environ={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(pilot, lambda: app.log_state.status == "done")
+        assert "Watch log" in screen_text(app)
+        first = app.log_state.diagnosis
+        await pilot.press("w")
+        await _until(pilot, lambda: "following" in _note(app))
+        assert "already holds 1 error(s)" in _note(app)  # the crash it just diagnosed
+        assert app.log_state.status == "reading"
+        with open(p, "ab") as fh:
+            fh.write(b"INFO restarting\n" + data)
+        await _until(pilot, lambda: app.log_state.status == "done")
+        again = app.log_state.diagnosis
+        assert first is not None and again is not None and again is not first
+        assert max(e.line for e in again.matches[0].evidence) > data.count(b"\n")  # the new crash
+
+
+@run_async
+async def test_no_watching_the_demo() -> None:
+    app = WizardApp(LaunchOptions(demo=True), kb=fixture_kb(), sources=StandIns().sources(), environ={})
+    async with app.run_test(size=SIZE) as pilot:
+        await _until(pilot, lambda: app.log_state.status == "done")
+        await settle(pilot)
+        assert isinstance(app.screen, DiagnosisScreen)
+        assert "Watch log" not in screen_text(app)

@@ -231,6 +231,17 @@ class WizardApp(App[Outcome], inherit_bindings=False):
             return
         self._read(what, lambda progress, stop: self.sources.diagnose_paths(paths, progress))
 
+    def can_watch(self) -> bool:
+        """A log file of the operator's (not the demo, not a paste) that is not being watched yet."""
+        return (len(self.opts.logs) == 1 and self.opts.logs[0] != "-" and not self.opts.demo
+                and self.sources.follow_path is not None
+                and not (self.opts.follow and self.log_state.status == "reading"))
+
+    def watch_log(self) -> None:
+        if self.can_watch():
+            self.opts.follow = True
+            self.read_logs(self.opts.logs)
+
     def read_pasted(self, text: str) -> None:
         self._read(self.t("tui.welcome.paste"), lambda progress, stop: self.sources.diagnose_text(text, "pasted"))
 
@@ -245,9 +256,9 @@ class WizardApp(App[Outcome], inherit_bindings=False):
 
         if self.log_state.status != "reading":
             return
-        self.log_state.note = text
+        self.log_state.note = f"{self.log_state.note}\n{text}".strip()  # "already holds …", then "following …"
         if isinstance(self.screen, DiagnosisScreen):
-            self.screen.show_progress(note=text)
+            self.screen.show_progress(note=self.log_state.note)
 
     def _progress(self) -> Any:
         """A reader progress callback for the worker thread: at most ten screen updates a second."""

@@ -64,6 +64,7 @@ def bullet(text: str) -> Table:
 class DiagnosisScreen(WizardScreen, FactsAware):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b,escape", "back", "tui.back"),
+        Binding("w", "watch", "tui.watch"),
     ]
 
     def __init__(self) -> None:
@@ -106,7 +107,8 @@ class DiagnosisScreen(WizardScreen, FactsAware):
             self.query_one("#loading-text", Static).update(Content(self.t("tui.reading", what=one_line(log.what))))
             if not self._progress_shown:
                 self.query_one("#loading-bar", ProgressBar).display = False
-                self.query_one("#loading-note", Static).update(Content(one_line(log.note)))
+                self.query_one("#loading-note", Static).update(
+                    Content("\n".join(one_line(n) for n in log.note.splitlines())))
             return
         self._progress_shown = False
         diag = self.diagnosis
@@ -128,7 +130,7 @@ class DiagnosisScreen(WizardScreen, FactsAware):
             mib = f"{done / (1 << 20):,.0f}" + (f" / {total / (1 << 20):,.0f}" if total else "")
             self.query_one("#loading-note", Static).update(Content(self.t("tui.read_mib", mib=mib)))
         if note is not None:
-            self.query_one("#loading-note", Static).update(Content(one_line(note)))
+            self.query_one("#loading-note", Static).update(Content("\n".join(one_line(n) for n in note.splitlines())))
 
     def _show(self, diag: Diagnosis) -> None:
         self.query_one("#diag-title", TitleBar).set_title(
@@ -215,3 +217,11 @@ class DiagnosisScreen(WizardScreen, FactsAware):
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.wizard.can_watch() if action == "watch" else True
+
+    def action_watch(self) -> None:
+        """Read the log again and keep reading it as it grows: the diagnosis comes when the engine dies."""
+        self.wizard.watch_log()
+        self.refresh_bindings()
