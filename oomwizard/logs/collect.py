@@ -186,6 +186,8 @@ class Failure:
     ``waking`` (only the weights woken), ``awake`` (woken again), None (no sleep line before it)."""
     sleep_mark: tuple[str, int, str] | None = None
     """``(file, line, text)`` of the sleep or wake line that set ``sleep_state``."""
+    cut: bool = False
+    """A traceback whose exception never came: the input stops inside it (a paste cut short)."""
 
 
 @dataclass
@@ -530,6 +532,7 @@ class Collector:
     def finish(self) -> None:
         """What needs the whole log: neighbours of each error, then the derived facts."""
         self._short_blocks()
+        self._cut_tracebacks()
         self._link()
         self.derive()
 
@@ -558,6 +561,23 @@ class Collector:
                                              signature=KV_BLOCKS_SHORT, groups=groups, timeline="kv_cache_alloc"))
                 if "kv_cache_tokens" not in self.facts:
                     self.put_at("kv_cache_tokens", blocks * size, file, line, text)
+
+    def _cut_tracebacks(self) -> None:
+        """A traceback whose exception line never came (the excerpt stops inside it) still names
+        the phase its frames were running. For a start of the engine with no failure of its own,
+        the last such traceback is kept as a failure marked ``cut``: evidence, not a verdict."""
+        for run in self.runs:
+            if any(f.run == run.index for f in self.failures) or len(self.failures) >= MAX_FAILURES:
+                continue
+            for file, line, proc, tb in reversed(run.tracebacks):
+                if tb.closed or not tb.frames:
+                    continue
+                frames = tb.phase_frames()
+                self.failures.append(Failure(
+                    file=file, line=line, text=sanitize(f"Traceback (most recent call last): … {frames[-1].func}"),
+                    proc=proc, rank=None, run=run.index, frames=frames, code=list(tb.code), timeline=run.phase,
+                    cut=True))
+                break
 
     def _link(self) -> None:
         """For errors that carry no frames of their own: the worker methods named close by, a

@@ -121,7 +121,13 @@ def conclude(col: Collector, inputs: list[str], warnings: list[str]) -> Diagnosi
         warnings.append(f"more than {len(col.failures)} errors in the input; the rest were counted but not kept")
     if not ranked.matches:
         warnings.append(f"no out-of-memory error or other failure this tool knows was found in {', '.join(inputs)}")
-    diag = Diagnosis(ranked.matches, facts, list(inputs), warnings)
+    missing: list[str] = []
+    if ranked.primary is not None and ranked.primary.cut:
+        p = ranked.primary
+        missing.append(f"{where(p.file, p.line)}: the log ends inside this traceback, before its exception; the "
+                       "lines after it (the error message, e.g. `torch.OutOfMemoryError: …`) would settle the diagnosis")
+        warnings.extend(missing)
+    diag = Diagnosis(ranked.matches, facts, list(inputs), warnings, missing=missing)
     diag.oom_messages = _oom_messages(col.failures)
     return diag
 

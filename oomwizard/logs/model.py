@@ -57,6 +57,8 @@ class Diagnosis:
     oom_messages: list[dict[str, Any]] = field(default_factory=list)
     """Every PyTorch OOM message of the input, broken down (``file``, ``line``, ``rank``, sizes in
     bytes); the ``oom_*`` facts carry the one behind the best match."""
+    missing: list[str] = field(default_factory=list)
+    """Lines the input lacks that would settle the diagnosis (the exception of a cut traceback)."""
 
     @property
     def best(self) -> Match | None:
@@ -69,4 +71,6 @@ class Diagnosis:
             "inputs": list(self.inputs),
             "warnings": list(self.warnings),
             "oom_messages": [dict(m) for m in self.oom_messages],
+            "confidence": self.matches[0].score if self.matches else 0.0,
+            "missing": list(self.missing),
         }

@@ -25,6 +25,7 @@ from ..versions import Version, VersionSpec
 from .collect import Collector, Failure, Frame
 from .model import Evidence, Match, where
 from .signatures import (
+    CUT,
     DEEPSEEK_V32_RE,
     EARLIER_RUN,
     FRAME_FLAGS,
@@ -408,6 +409,13 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
         if sig.scenario == "sampler-warmup":
             return _sampler(ctx, flags, sig.score, sig.score - 0.06, reason), phase
         return [Candidate(sig.scenario, sig.score, reason)], phase
+    if f.cut:
+        if by_frames is None:
+            return [], None
+        how = Text(f"the log ends inside a traceback through {PHASE_NAMES[by_frames].en}, before its exception: "
+                   "the error itself is not in the excerpt",
+                   f"日志在一个经过{PHASE_NAMES[by_frames].zh}的 traceback 中途结束，缺少异常行：摘录中没有错误本身")
+        return _by_phase(ctx, by_frames, flags, CUT, how), by_frames
     if not f.is_oom:
         return [], None
     if f.exc_type and "invalid argument" in f.text and "custom_allreduce" in flags:

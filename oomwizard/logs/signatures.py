@@ -32,6 +32,8 @@ NEIGHBOUR = 0.72
 """The phase another worker's traceback or method names for an error that has no frames of its own."""
 TIMELINE_PHASE = 0.62
 WEAK = 0.4
+CUT = 0.35
+"""A traceback the input stops inside: its frames name the phase, but nothing says it was memory."""
 EARLIER_RUN = 0.8
 """Factor for evidence from an earlier start of the engine than the last one that failed."""
 CONFIDENT = 0.5

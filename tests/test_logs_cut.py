@@ -1,0 +1,76 @@
+"""A log that stops inside a traceback, before its exception (a paste cut short): the frames still
+say which phase was running. That is evidence, ranked below any confident claim, and the
+diagnosis says which lines would settle it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from oomwizard.logs.diagnose import diagnose_paths
+from oomwizard.logs.signatures import CONFIDENT
+
+SITE = "/usr/local/lib/python3.12/dist-packages/vllm"
+EC = "(EngineCore_DP0 pid=290) ERROR 10-20 09:02:11 [core.py:708] "
+START = [
+    "(APIServer pid=1) INFO 10-20 09:01:02 [api_server.py:1839] vLLM API server version 0.11.0",
+    "(EngineCore_DP0 pid=290) INFO 10-20 09:01:30 [gpu_model_runner.py:2602] Starting to load model m...",
+]
+HEAD = [f"{EC}EngineCore failed to start.", f"{EC}Traceback (most recent call last):",
+        f'{EC}  File "{SITE}/v1/engine/core.py", line 699, in run_engine_core',
+        f"{EC}    engine_core = EngineCoreProc(*args, **kwargs)"]
+PROFILE = [f'{EC}  File "{SITE}/v1/engine/core.py", line 199, in _initialize_kv_caches',
+           f"{EC}    self.model_executor.determine_available_memory())",
+           f'{EC}  File "{SITE}/v1/worker/gpu_worker.py", line 263, in determine_available_memory',
+           f"{EC}    self.model_runner.profile_run()",
+           f'{EC}  File "{SITE}/v1/worker/gpu_model_runner.py", line 3001, in profile_run']
+CAPTURE = [f'{EC}  File "{SITE}/v1/worker/gpu_worker.py", line 340, in compile_or_warm_up_model',
+           f"{EC}    self.model_runner.capture_model()",
+           f'{EC}  File "{SITE}/v1/worker/gpu_model_runner.py", line 3400, in capture_model']
+
+
+def _log(tmp_path: Path, lines: list[str]) -> Path:
+    p = tmp_path / "cut.log"
+    p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return p
+
+
+def test_a_cut_traceback_through_profiling_points_at_it_without_claiming(tmp_path: Path) -> None:
+    diag = diagnose_paths([str(_log(tmp_path, [*START, *HEAD, *PROFILE]))])
+    top = diag.matches[0]
+    assert top.scenario == "profile-run-oom"
+    assert top.score < CONFIDENT
+    assert top.evidence[0].line == 4  # the traceback's first line
+    assert diag.facts.value("failure_phase") == "profile_run"
+    assert diag.facts.get("diagnosis") is None  # no confident claim, so the wizard asks
+    assert len(diag.missing) == 1 and "before its exception" in diag.missing[0]
+    data = diag.to_json()
+    assert data["confidence"] == top.score and data["missing"] == diag.missing
+
+
+def test_a_cut_traceback_through_capture_ranks_the_capture(tmp_path: Path) -> None:
+    diag = diagnose_paths([str(_log(tmp_path, [*START, *HEAD, *CAPTURE]))])
+    assert diag.matches[0].scenario.startswith(("cudagraph", "mrv2"))
+    assert diag.matches[0].score < CONFIDENT
+    assert diag.facts.value("failure_phase") == "graph_capture"
+
+
+def test_a_traceback_that_ends_with_its_exception_is_not_called_cut(tmp_path: Path) -> None:
+    done = [*START, *HEAD, *PROFILE, f"{EC}    raise ValueError('unrelated')", f"{EC}ValueError: unrelated"]
+    diag = diagnose_paths([str(_log(tmp_path, done))])
+    assert not diag.matches and not diag.missing
+
+
+def test_a_run_with_its_own_failure_gains_nothing_from_a_cut_traceback(tmp_path: Path) -> None:
+    oom = (f"{EC}torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity "
+           "of 79.19 GiB of which 1.00 GiB is free.")
+    other = "(Worker_TP1 pid=413) ERROR 10-20 09:02:11 [multiproc_executor.py:671] Traceback (most recent call last):"
+    lines = [*START, *HEAD, *PROFILE, oom, other]
+    diag = diagnose_paths([str(_log(tmp_path, lines))])
+    assert diag.matches[0].scenario == "profile-run-oom" and diag.matches[0].score >= CONFIDENT
+    assert not diag.missing
+
+
+def test_frames_that_name_no_phase_give_nothing(tmp_path: Path) -> None:
+    lines = [*START, *HEAD]
+    diag = diagnose_paths([str(_log(tmp_path, lines))])
+    assert not diag.matches
