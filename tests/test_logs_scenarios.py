@@ -132,6 +132,18 @@ CASES: dict[str, tuple[str, dict[str, Any], dict[str, tuple[str, bool]]]] = {
          "model_family": "kimi", "is_moe": True},
         {"workspace_required_mb": ("Workspace is locked", False)},
     ),
+    "mamba_blocks_nemotron_0280.log": (
+        "mamba-cache-blocks",
+        {"vllm_version": "0.28.0", "max_num_seqs": 1024, "mamba_cache_blocks": 176, "kv_cache_gib": 2.47,
+         "gpu_memory_utilization": 0.35, "failure_phase": "kv_cache_alloc", "model_runner": "v1"},
+        {"mamba_cache_blocks": ("exceeds available Mamba cache blocks", False)},
+    ),
+    "mamba_blocks_qwen3next_tp2_docker_0300.log": (
+        "mamba-cache-blocks",
+        {"vllm_version": "0.30.0", "max_num_seqs": 512, "mamba_cache_blocks": 209, "kv_cache_gib": 1.93, "tp": 2,
+         "model_runner": "v2", "is_hybrid": True},
+        {"kv_cache_gib": ("Available KV cache memory", True)},
+    ),
     "kv_too_small_v1_0102.log": (
         "kv-cache-too-small",
         {"vllm_version": "0.10.2", "max_model_len": 131072, "kv_needed_gib": 16.0, "kv_cache_gib": 9.35,

@@ -73,6 +73,8 @@ EXAMPLES = {
                              "available memory, Try increasing `gpu_memory_utilization`",
     "kv-cache-too-small-v0": "ValueError: The model's max seq len (8192) is larger than the maximum number of tokens that can "
                              "be stored in KV cache (6528).",
+    "mamba-cache-blocks": "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (176). Each decode "
+                          "sequence requires one Mamba cache block, so CUDA graph capture cannot proceed.",
     "free-memory-at-startup": "ValueError: Free memory on device cuda:1 (3.22/4.0 GiB) on startup is less than desired GPU "
                               "memory utilization (0.9, 3.6 GiB).",
     "memory-profiling-error": "AssertionError: Error in memory profiling. Initial free memory 30.1 GiB, current free memory "

@@ -171,6 +171,12 @@ _SPECS: list[FactSpec] = [
     FactSpec("startup_total_gib", "float", Text("Total memory at start-up", "启动时总显存"), unit="GiB"),
     FactSpec("requested_gib", "float", Text("Memory vLLM asked for (total x utilization)", "vLLM 申请的显存（总量 x 利用率）"), unit="GiB"),
     FactSpec("sampler_dummy_requests", "int", Text("Dummy requests in sampler warm-up", "sampler 预热的虚拟请求数")),
+    FactSpec(
+        "mamba_cache_blocks",
+        "int",
+        Text("Mamba cache blocks the KV budget holds", "KV 预算能容纳的 Mamba cache 块数"),
+        unit="blocks",
+    ),
     FactSpec("workspace_required_mb", "float", Text("Workspace needed after lock", "锁定后所需 workspace"), unit="MB"),
     FactSpec("workspace_current_mb", "float", Text("Workspace size when it was locked", "锁定时的 workspace 大小"), unit="MB"),
     FactSpec("sleep_freed_gib", "float", Text("Memory vLLM's sleep freed", "vLLM 休眠释放的显存"), unit="GiB"),

@@ -156,6 +156,18 @@ SIGNATURES: tuple[Signature, ...] = (
         "max_model_len {mml} 超过了 KV cache 能容纳的 {tokens} 个 token。",
         phase="kv_cache_alloc", facts={"mml": "max_model_len", "tokens": "kv_cache_tokens"},
     ),
+    # 0.20.0+ (config/compilation.py): a hybrid model with FULL CUDA graphs needs one Mamba cache
+    # block per decode sequence; 0.18.0-0.19.0 shrank the capture sizes without a word instead.
+    _sig(
+        "mamba-cache-blocks", "available Mamba cache",
+        phrase("max_num_seqs") + r"\s*\(\s*(?P<seqs>\d[\d,]*)\s*\)\s*" + phrase("exceeds available Mamba cache blocks")
+        + r"\s*\(\s*(?P<blocks>\d[\d,]*)\s*\)",
+        "mamba-cache-blocks", MESSAGE,
+        "max_num_seqs {seqs} is more than the {blocks} Mamba cache blocks the KV budget holds; "
+        "FULL CUDA graphs need one block per decode sequence.",
+        "max_num_seqs {seqs} 超过了 KV 预算能容纳的 {blocks} 个 Mamba cache 块；FULL CUDA graph 要求每个解码序列占一个块。",
+        phase="kv_cache_alloc", facts={"seqs": "max_num_seqs", "blocks": "mamba_cache_blocks"},
+    ),
     _sig(
         "free-memory-at-startup", "on startup is less than",
         phrase("Free memory on device") + r"(?:\s*(?P<dev>[\w:]+))?\s*\(\s*(?P<free>\d+(?:\.\d+)?)\s*/\s*(?P<total>\d+(?:\.\d+)?)\s*GiB\)\s*"

@@ -1160,6 +1160,106 @@ def _() -> list[str]:
     ]
 
 
+# --- mamba-cache-blocks ---------------------------------------------------------------------------------
+
+
+def mamba_blocks_error(seqs: int, blocks: int) -> str:
+    """vllm/config/compilation.py@0.20.0-0.33.0, one message in every release."""
+    return (f"ValueError: max_num_seqs ({seqs}) exceeds available Mamba cache blocks ({blocks}). Each decode sequence "
+            "requires one Mamba cache block, so CUDA graph capture cannot proceed. Please lower max_num_seqs to at most "
+            f"{blocks} or increase gpu_memory_utilization.")
+
+
+@log("mamba_blocks_nemotron_0280.log")
+def _() -> list[str]:
+    """0.28.0, one H100, Nemotron-H with a float32 SSM state at utilization 0.35 and the default 1024
+    sequences; V1 model runner, the check raised from initialize_attn_backend()."""
+    ec = "(EngineCore pid=318) "
+    lines = [
+        "(APIServer pid=1) INFO 11-20 10:00:02 [api_server.py:2060] vLLM API server version 0.28.0",
+        "(APIServer pid=1) INFO 11-20 10:00:02 [utils.py:280] non-default args: {'model_tag': "
+        "'nvidia/NVIDIA-Nemotron-Nano-12B-v2', 'model': 'nvidia/NVIDIA-Nemotron-Nano-12B-v2', 'trust_remote_code': True, "
+        "'max_model_len': 131072, 'gpu_memory_utilization': 0.35}",
+        f"{ec}INFO 11-20 10:00:19 [core.py:104] Initializing a V1 LLM engine (v0.28.0) with config: "
+        "model='nvidia/NVIDIA-Nemotron-Nano-12B-v2', dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=1, "
+        "quantization=None, enforce_eager=False, kv_cache_dtype=auto, enable_prefix_caching=False, "
+        "compilation_config={'mode': <CompilationMode.VLLM_COMPILE: 3>, 'cudagraph_mode': "
+        "<CUDAGraphMode.FULL_AND_PIECEWISE: (2, 1)>, 'max_cudagraph_capture_size': 512}",
+        f"{ec}INFO 11-20 10:00:21 [config.py:661] Updating mamba_ssm_cache_dtype to 'float32' for NemotronH model",
+        f"{ec}INFO 11-20 10:00:44 [gpu_model_runner.py:4410] Model loading took 22.91 GiB memory and 18.402 seconds",
+        f"{ec}INFO 11-20 10:01:12 [gpu_worker.py:579] Available KV cache memory: 2.47 GiB",
+        f"{ec}INFO 11-20 10:01:12 [kv_cache_utils.py:1869] GPU KV cache size: 92,928 tokens, Maximum concurrency for "
+        "131,072 tokens per request: 5.87x",
+    ]
+    frames = [
+        f("vllm/v1/engine/core.py", 1315, "run_engine_core", "engine_core = EngineCoreProc(*args, engine_index=dp_rank, **kwargs)"),
+        f("vllm/v1/engine/core.py", 1040, "__init__", "super().__init__("),
+        f("vllm/v1/engine/core.py", 144, "__init__", "kv_cache_config = self._initialize_kv_caches(vllm_config)"),
+        f("vllm/v1/engine/core.py", 329, "_initialize_kv_caches", "self.model_executor.initialize_from_config(kv_cache_configs)"),
+        f("vllm/v1/executor/abstract.py", 122, "initialize_from_config",
+          'self.collective_rpc("initialize_from_config", args=(kv_cache_configs,))'),
+        f("vllm/v1/executor/uniproc_executor.py", 103, "collective_rpc",
+          "result = run_method(self.driver_worker, method, args, kwargs)"),
+        f("vllm/v1/serial_utils.py", 510, "run_method", "return func(*args, **kwargs)"),
+        f("vllm/v1/worker/gpu_worker.py", 680, "initialize_from_config", "self.model_runner.initialize_kv_cache(kv_cache_config)"),
+        f("vllm/v1/worker/gpu_model_runner.py", 7775, "initialize_kv_cache",
+          "self.initialize_attn_backend(kv_cache_config, is_profiling=is_profiling)"),
+        f("vllm/v1/worker/gpu_model_runner.py", 7250, "initialize_attn_backend", "self._check_and_update_cudagraph_mode("),
+        f("vllm/v1/worker/gpu_model_runner.py", 7323, "_check_and_update_cudagraph_mode",
+          "cudagraph_mode = self.compilation_config.resolve_cudagraph_mode_and_sizes("),
+        f("vllm/config/compilation.py", 1507, "resolve_cudagraph_mode_and_sizes", "raise ValueError("),
+    ]
+    tb = traceback(frames, mamba_blocks_error(1024, 176))
+    return lines + prefixed(f"{ec}ERROR 11-20 10:01:13 [core.py:1324] ", ["EngineCore failed to start.", *tb]) + [
+        "(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. "
+        "Failed core proc(s): {'EngineCore': 1}",
+    ]
+
+
+@log("mamba_blocks_qwen3next_tp2_docker_0300.log")
+def _() -> list[str]:
+    """0.30.0 in docker compose, Qwen3-Next at TP=2 with max_num_seqs 512 and model runner V2; both
+    workers raise, interleaved, and the container prefix is on every line."""
+    pre = "vllm-1  | "
+    ec = "(EngineCore pid=214) "
+    lines = [
+        "(APIServer pid=1) INFO 12-02 07:40:10 [api_server.py:2071] vLLM API server version 0.30.0",
+        "(APIServer pid=1) INFO 12-02 07:40:10 [utils.py:280] non-default args: {'model_tag': "
+        "'Qwen/Qwen3-Next-80B-A3B-Instruct', 'model': 'Qwen/Qwen3-Next-80B-A3B-Instruct', 'max_model_len': 262144, "
+        "'tensor_parallel_size': 2, 'gpu_memory_utilization': 0.9, 'max_num_seqs': 512}",
+        f"{ec}INFO 12-02 07:40:31 [core.py:104] Initializing a V1 LLM engine (v0.30.0) with config: "
+        "model='Qwen/Qwen3-Next-80B-A3B-Instruct', dtype=torch.bfloat16, max_seq_len=262144, tensor_parallel_size=2, "
+        "quantization=None, enforce_eager=False, kv_cache_dtype=auto",
+    ]
+    for r in (0, 1):
+        w = f"(Worker_TP{r} pid={301 + r}) "
+        lines += [
+            f"{w}INFO 12-02 07:40:52 [gpu_worker.py:230] Using V2 Model Runner",
+            f"{w}INFO 12-02 07:42:20 [model_runner.py:447] Model loading took 74.38 GiB memory and 81.2 seconds",
+            f"{w}INFO 12-02 07:43:02 [gpu_worker.py:591] Available KV cache memory: 1.93 GiB",
+        ]
+    lines.append(f"{ec}INFO 12-02 07:43:03 [kv_cache_utils.py:1874] GPU KV cache size: 26,752 tokens, Maximum "
+                 "concurrency for 262,144 tokens per request: 0.72x")
+    frames = [
+        f("vllm/v1/executor/multiproc_executor.py", 1047, "worker_busy_loop", "output = func(*args, **kwargs)"),
+        f("vllm/v1/worker/gpu_worker.py", 754, "initialize_from_config", "self.model_runner.initialize_kv_cache("),
+        f("vllm/v1/worker/gpu/model_runner.py", 705, "initialize_kv_cache",
+          "cudagraph_mode = self.compilation_config.resolve_cudagraph_mode_and_sizes("),
+        f("vllm/config/compilation.py", 1535, "resolve_cudagraph_mode_and_sizes", "raise ValueError("),
+    ]
+    tbs = []
+    for r in (0, 1):
+        err = f"(Worker_TP{r} pid={301 + r}) ERROR 12-02 07:43:03 [multiproc_executor.py:1055] "
+        tbs.append(prefixed(err, ["WorkerProc hit an exception.", *traceback(frames, mamba_blocks_error(512, 209))]))
+    lines += [ln for pair in zip(*tbs, strict=True) for ln in pair]
+    lines += [
+        f"{ec}ERROR 12-02 07:43:04 [core.py:1324] EngineCore failed to start.",
+        "(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above. "
+        "Failed core proc(s): {'EngineCore': 1}",
+    ]
+    return [pre + ln for ln in lines]
+
+
 # --- forms seen in real reports: each log carries one class of wording or damage -------------------
 
 
