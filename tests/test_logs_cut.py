@@ -74,3 +74,29 @@ def test_frames_that_name_no_phase_give_nothing(tmp_path: Path) -> None:
     lines = [*START, *HEAD]
     diag = diagnose_paths([str(_log(tmp_path, lines))])
     assert not diag.matches
+
+
+def test_an_excerpt_that_starts_and_stops_inside_a_traceback_still_names_its_phase(tmp_path: Path) -> None:
+    """No header (the paste starts mid-traceback) and no exception (it stops before the end): the
+    frames of model construction say the weights were loading."""
+    lines = [f'{EC}  File "{SITE}/model_executor/model_loader/base_loader.py", line 45, in load_model',
+             f"{EC}    model = initialize_model(vllm_config=vllm_config,",
+             f'{EC}  File "{SITE}/model_executor/models/llama.py", line 560, in __init__',
+             f"{EC}    self.model = self._init_model(vllm_config=vllm_config,"]
+    diag = diagnose_paths([str(_log(tmp_path, lines))])
+    assert diag.matches[0].scenario == "weights-load-oom" and diag.matches[0].score < CONFIDENT
+    assert diag.matches[0].evidence[0].line == 1 and diag.missing
+
+
+def test_a_cut_at_initialize_kv_caches_points_at_profiling_unless_allocation_began(tmp_path: Path) -> None:
+    v0 = ["INFO 03-12 19:41:13 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.3) with config: model='m'",
+          "Traceback (most recent call last):",
+          f'  File "{SITE}/engine/llm_engine.py", line 276, in __init__',
+          "    self._initialize_kv_caches()",
+          f'  File "{SITE}/engine/llm_engine.py", line 421, in _initialize_kv_caches',
+          "    self.model_executor.determine_num_avai"]
+    assert diagnose_paths([str(_log(tmp_path, v0))]).matches[0].scenario == "profile-run-oom"
+    allocating = [*v0[:-1], "    self.model_executor.initialize_cache(num_gpu_blocks, num_cpu_blocks)",
+                  f'  File "{SITE}/executor/executor_base.py", line 122, in initialize_cache']
+    top = diagnose_paths([str(_log(tmp_path, allocating))]).matches[0]
+    assert top.scenario in ("insufficient-free-memory-at-startup", "no-kv-cache-memory")  # allocation, not profiling

@@ -143,6 +143,10 @@ class Traceback:
     awaiting: bool = False
     """The last line read was a frame: the next one of this process is its source line (loggers
     strip its indentation, so it is known by its place, not its shape)."""
+    file: str = ""
+    line: int = 0
+    """Where it starts: its header, or its first frame when the input starts inside it."""
+    run: int = 0
 
     def phase_frames(self) -> list[Frame]:
         """The frames, and the call of the last source line, for telling the phase."""
@@ -316,7 +320,8 @@ class Collector:
             inherited = tb.frames if tb is not None and tb.closed and tb.chained else []
             if len(self.tracebacks) >= MAX_PROCS and key not in self.tracebacks:
                 self.tracebacks.pop(next(iter(self.tracebacks)))
-            tb = self.tracebacks[key] = Traceback(list(inherited[-MAX_FRAMES:]))
+            tb = self.tracebacks[key] = Traceback(list(inherited[-MAX_FRAMES:]), file=self.file, line=lg.line,
+                                                  run=self.run.index)
             if len(self.run.tracebacks) < MAX_MARKS:
                 self.run.tracebacks.append((self.file, lg.line, key, tb))
         found = 0
@@ -325,7 +330,7 @@ class Collector:
             # A traceback flattened onto one line (a paste that lost its newlines) holds many frames.
             for m in FRAME_RE.finditer(text):
                 if tb is None or tb.closed:
-                    tb = self.tracebacks[key] = Traceback()
+                    tb = self.tracebacks[key] = Traceback(file=self.file, line=lg.line, run=self.run.index)
                 if len(tb.frames) < MAX_FRAMES:
                     tb.frames.append(Frame(m.group("path"), m.group("func")))
                     tb.tail, tb.awaiting = "", True
@@ -563,21 +568,21 @@ class Collector:
                     self.put_at("kv_cache_tokens", blocks * size, file, line, text)
 
     def _cut_tracebacks(self) -> None:
-        """A traceback whose exception line never came (the excerpt stops inside it) still names
-        the phase its frames were running. For a start of the engine with no failure of its own,
-        the last such traceback is kept as a failure marked ``cut``: evidence, not a verdict."""
-        for run in self.runs:
-            if any(f.run == run.index for f in self.failures) or len(self.failures) >= MAX_FAILURES:
+        """A traceback whose exception line never came (the input stops inside it, or starts in its
+        middle and stops before its end) still names the phase its frames were running. For a
+        start of the engine with no failure of its own, the last such traceback is kept as a
+        failure marked ``cut``: evidence, not a verdict."""
+        open_tbs = sorted((tb for tb in self.tracebacks.values() if not tb.closed and tb.frames),
+                          key=lambda tb: (self.files.index(tb.file) if tb.file in self.files else -1, tb.line))
+        for tb in reversed(open_tbs):
+            if any(f.run == tb.run for f in self.failures) or len(self.failures) >= MAX_FAILURES:
                 continue
-            for file, line, proc, tb in reversed(run.tracebacks):
-                if tb.closed or not tb.frames:
-                    continue
-                frames = tb.phase_frames()
-                self.failures.append(Failure(
-                    file=file, line=line, text=sanitize(f"Traceback (most recent call last): … {frames[-1].func}"),
-                    proc=proc, rank=None, run=run.index, frames=frames, code=list(tb.code), timeline=run.phase,
-                    cut=True))
-                break
+            frames = tb.phase_frames()
+            proc = next((k for k, v in self.tracebacks.items() if v is tb), "")
+            self.failures.append(Failure(
+                file=tb.file, line=tb.line, text=sanitize(f"Traceback (most recent call last): … {frames[-1].func}"),
+                proc=proc, rank=None, run=tb.run, frames=frames, code=list(tb.code),
+                timeline=self.runs[tb.run].phase if tb.run < len(self.runs) else None, cut=True))
 
     def _link(self) -> None:
         """For errors that carry no frames of their own: the worker methods named close by, a

@@ -26,6 +26,7 @@ from .collect import Collector, Failure, Frame
 from .model import Evidence, Match, where
 from .signatures import (
     CUT,
+    CUT_PHASES,
     DEEPSEEK_V32_RE,
     EARLIER_RUN,
     FRAME_FLAGS,
@@ -410,6 +411,9 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
             return _sampler(ctx, flags, sig.score, sig.score - 0.06, reason), phase
         return [Candidate(sig.scenario, sig.score, reason)], phase
     if f.cut:
+        funcs = {fr.func for fr in f.frames}
+        by_frames = by_frames or next((phase for func, phase, unless in CUT_PHASES
+                                       if func in funcs and not funcs & unless), None)
         if by_frames is None:
             return [], None
         how = Text(f"the log ends inside a traceback through {PHASE_NAMES[by_frames].en}, before its exception: "

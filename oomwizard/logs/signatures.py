@@ -34,6 +34,14 @@ TIMELINE_PHASE = 0.62
 WEAK = 0.4
 CUT = 0.35
 """A traceback the input stops inside: its frames name the phase, but nothing says it was memory."""
+CUT_PHASES: tuple[tuple[str, str, frozenset[str]], ...] = (
+    ("_initialize_kv_caches", "profile_run", frozenset({"initialize_from_config", "initialize_cache"})),
+)
+"""``(frame, phase, unless)`` for a traceback cut short whose deepest known frame is a step that
+runs several phases: ``_initialize_kv_caches`` (V0 and V1) profiles first, then allocates and
+captures, so with nothing below it (and none of ``unless``, which come after the profile) the
+excerpt stopped on the way into the profiling run. Only cut tracebacks use this: a whole one
+names its phase by a deeper frame."""
 EARLIER_RUN = 0.8
 """Factor for evidence from an earlier start of the engine than the last one that failed."""
 CONFIDENT = 0.5
