@@ -46,7 +46,8 @@ class _Output:
             raise OutputError(e.strerror or str(e)) from None
 
     def write(self, text: str) -> int:
-        return int(self._call("write", text))
+        written = self._call("write", text)
+        return len(text) if written is None else int(written)
 
     def writelines(self, lines: Any) -> None:
         self._call("writelines", lines)

@@ -77,7 +77,7 @@ class Outcome:
     saved: list[str] = field(default_factory=list)
     verification: Verification | None = None
     """The last check of the next start's log against ``done``'s checklist, if one was made."""
-    signal: int | None = None
+    signum: int | None = None
     """The signal that ended the wizard (SIGTERM, SIGHUP, …), if one did."""
 
 
@@ -400,9 +400,9 @@ class WizardApp(App[Outcome], inherit_bindings=False):
                 loop.add_signal_handler(signum, self.on_signal, signum)
 
     def on_signal(self, signum: int) -> None:
-        if self.outcome.signal is not None:
+        if self.outcome.signum is not None:
             return
-        self.outcome.signal = signum
+        self.outcome.signum = signum
         code = exit_code(signum)
         if self.watchdog is not None:
             self.watchdog.arm(code)
@@ -448,7 +448,7 @@ def run_tui(opts: LaunchOptions) -> int:
     if outcome is None:
         # Textual already printed the traceback of a crash; say nothing more.
         return Exit.ERROR if app.return_code else Exit.OK
-    if outcome.signal != getattr(signal, "SIGHUP", None):  # after a hang-up nobody reads the screen
+    if outcome.signum != getattr(signal, "SIGHUP", None):  # after a hang-up nobody reads the screen
         from ..stdio import OutputError
 
         with contextlib.suppress(OSError, OutputError):
