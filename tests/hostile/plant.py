@@ -295,3 +295,58 @@ def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) 
     base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "PYTHONPATH", "VIRTUAL_ENV", "LANG", "SYSTEMROOT")}
     base.update(env or {})
     return subprocess.run([sys.executable, "-m", "oomwizard", *args], capture_output=True, env=base, cwd=cwd, timeout=120)
+
+
+def tui_outputs(log: Path, save_dir: Path) -> tuple[list[str], dict[str, str]]:
+    """Walk the wizard on ``log`` to its fix, open the details, copy, save as .sh/.md/.txt and quit:
+    every screen seen, and each text it put out (``copy``, ``clipboard``, the saved files and the
+    ``exit print``)."""
+    import io
+
+    from snapshot_apps.pilot import press, run_async, screen_text, settle
+    from snapshot_apps.stand_ins import StandIns, no_gpu_machine
+    from textual.widgets import Input
+
+    from oomwizard.kb.loader import get_kb
+    from oomwizard.launch import LaunchOptions
+    from oomwizard.logs.diagnose import diagnose_paths
+    from oomwizard.tui.app import Outcome, WizardApp, print_outcome
+    from oomwizard.tui.screens.leaf import LeafScreen
+    from oomwizard.tui.widgets.commands import FixCard
+
+    si = StandIns(machine=no_gpu_machine(), diagnosis=diagnose_paths([str(log)]))
+    app = WizardApp(LaunchOptions(logs=[str(log)]), kb=get_kb(), sources=si.sources(), environ={})
+    app.clipboard_runner = lambda text: True  # type: ignore[assignment]
+    screens: list[str] = []
+    texts: dict[str, str] = {}
+
+    async def walk() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            for _ in range(15):
+                screens.append(screen_text(app))
+                if isinstance(app.screen, LeafScreen):
+                    break
+                await press(pilot, "enter")
+            assert isinstance(app.screen, LeafScreen)
+            await press(pilot, "3")  # details: the path with the file names
+            screens.append(screen_text(app))
+            await press(pilot, "1")
+            texts["copy"] = "\n".join(c.copy_text for c in app.screen.query(FixCard))
+            await press(pilot, "c")
+            texts["clipboard"] = app.clipboard
+            for ext in ("sh", "md", "txt"):
+                await press(pilot, "s")
+                app.screen.query_one(Input).value = str(save_dir / f"fix.{ext}")
+                await press(pilot, "enter")
+            await press(pilot, "q")
+
+    run_async(walk)()
+    outcome = app.return_value
+    assert isinstance(outcome, Outcome)
+    out, err = io.StringIO(), io.StringIO()
+    print_outcome(outcome, "en", out, err, width=100)
+    texts["exit print"] = out.getvalue() + err.getvalue()
+    for ext in ("sh", "md", "txt"):
+        texts[ext] = (save_dir / f"fix.{ext}").read_text()
+    return screens, texts

@@ -19,7 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from plant import EVIL_NAME, FORBIDDEN, OSC0, PAYLOAD, cli, hostile_log, hostile_proc, minimal_log
+from plant import EVIL_NAME, FORBIDDEN, OSC0, PAYLOAD, cli, hostile_log, hostile_proc, minimal_log, tui_outputs
 
 from oomwizard.kb.loader import get_kb
 from oomwizard.launch import LaunchOptions
@@ -130,50 +130,9 @@ def test_exports_hold_no_raw_control(tmp_path: Path) -> None:
 
 
 def test_tui_screens_and_files_hold_no_payload(inputs: dict[str, Path], tmp_path: Path) -> None:
-    from snapshot_apps.pilot import press, run_async, screen_text, settle
-    from snapshot_apps.stand_ins import StandIns, no_gpu_machine
-    from textual.widgets import Input
-
-    from oomwizard.tui.app import Outcome, WizardApp, print_outcome
-    from oomwizard.tui.screens.leaf import LeafScreen
-    from oomwizard.tui.widgets.commands import FixCard
-
-    log = str(inputs["log"])
-    si = StandIns(machine=no_gpu_machine(), diagnosis=diagnose_paths([log]))
-    app = WizardApp(LaunchOptions(logs=[log]), kb=get_kb(), sources=si.sources(), environ={})
-    app.clipboard_runner = lambda text: True  # type: ignore[assignment]
-    screens: list[str] = []
-    texts: dict[str, str] = {}
-
-    async def walk() -> None:
-        async with app.run_test(size=(100, 30)) as pilot:
-            await settle(pilot)
-            for _ in range(15):
-                screens.append(screen_text(app))
-                if isinstance(app.screen, LeafScreen):
-                    break
-                await press(pilot, "enter")
-            assert isinstance(app.screen, LeafScreen)
-            await press(pilot, "3")  # details: the path with the file names
-            screens.append(screen_text(app))
-            await press(pilot, "1")
-            texts["copy"] = "\n".join(c.copy_text for c in app.screen.query(FixCard))
-            for ext in ("sh", "md", "txt"):
-                await press(pilot, "s")
-                app.screen.query_one(Input).value = str(tmp_path / f"fix.{ext}")
-                await press(pilot, "enter")
-            await press(pilot, "q")
-
-    run_async(walk)()
+    screens, texts = tui_outputs(inputs["log"], tmp_path)
     assert [raw_controls(s) for s in screens if raw_controls(s)] == []
     assert any("evil\\u202e.log" in s for s in screens)  # the file name is shown, made harmless
-    outcome = app.return_value
-    assert isinstance(outcome, Outcome)
-    out, err = io.StringIO(), io.StringIO()
-    print_outcome(outcome, "en", out, err, width=100)
-    texts["exit print"] = out.getvalue() + err.getvalue()
-    for ext in ("sh", "md", "txt"):
-        texts[ext] = (tmp_path / f"fix.{ext}").read_text()
     assert "vllm serve 'meta-llama/Llama" in texts["exit print"]
     assert {k: raw_controls(v) for k, v in texts.items() if raw_controls(v)} == {}
 

@@ -7,7 +7,6 @@ Every output is searched for every secret by exact match.
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
@@ -18,10 +17,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from plant import SECRETS, cli, fake_proc, keys_only_log, leaks, secrets_log, set_command, shell_env
+from plant import SECRETS, cli, fake_proc, keys_only_log, leaks, secrets_log, set_command, shell_env, tui_outputs
 
 from oomwizard.kb.loader import get_kb
-from oomwizard.launch import LaunchOptions
 from oomwizard.logs.diagnose import diagnose_paths
 
 KEY_REF = '"$VLLM_API_KEY"'
@@ -187,50 +185,7 @@ def test_a_secret_inside_another_value_is_read_from_the_shell_too(planted: dict[
 
 
 def test_tui_save_copy_and_exit_print_hold_no_secret(planted: dict[str, Path], tmp_path: Path) -> None:
-    from snapshot_apps.pilot import press, run_async, screen_text, settle
-    from snapshot_apps.stand_ins import StandIns, no_gpu_machine
-    from textual.widgets import Input
-
-    from oomwizard.tui.app import Outcome, WizardApp, print_outcome
-    from oomwizard.tui.screens.leaf import LeafScreen
-    from oomwizard.tui.widgets.commands import FixCard
-
-    si = StandIns(machine=no_gpu_machine(), diagnosis=diagnose_paths([str(planted["log"])]))
-    app = WizardApp(LaunchOptions(logs=[str(planted["log"])]), kb=get_kb(), sources=si.sources(), environ={})
-    app.clipboard_runner = lambda text: True  # type: ignore[assignment]
-    texts: dict[str, str] = {}
-    screens: list[str] = []
-
-    async def walk() -> None:
-        async with app.run_test(size=(100, 30)) as pilot:
-            await settle(pilot)
-            for _ in range(15):
-                screens.append(screen_text(app))
-                if isinstance(app.screen, LeafScreen):
-                    break
-                await press(pilot, "enter")
-            assert isinstance(app.screen, LeafScreen)
-            await press(pilot, "3")  # details: the path
-            screens.append(screen_text(app))
-            await press(pilot, "1")
-            cards = list(app.screen.query(FixCard))
-            texts["copy"] = "\n".join(c.copy_text for c in cards)
-            await press(pilot, "c")
-            texts["clipboard"] = app.clipboard
-            for ext in ("sh", "md", "txt"):
-                await press(pilot, "s")
-                app.screen.query_one(Input).value = str(tmp_path / f"fix.{ext}")
-                await press(pilot, "enter")
-            await press(pilot, "q")
-
-    run_async(walk)()
-    for ext in ("sh", "md", "txt"):
-        texts[ext] = (tmp_path / f"fix.{ext}").read_text()
-    outcome = app.return_value
-    assert isinstance(outcome, Outcome)
-    out, err = io.StringIO(), io.StringIO()
-    print_outcome(outcome, "en", out, err, width=100)
-    texts["exit print"] = out.getvalue() + err.getvalue()
+    screens, texts = tui_outputs(planted["log"], tmp_path)
     texts["screens"] = "\n".join(screens)
     assert "vllm serve" in texts["exit print"] and KEY_REF in texts["copy"]
     assert {k: leaks(v) for k, v in texts.items() if leaks(v)} == {}
