@@ -271,7 +271,7 @@ def _read_logs(files: list[str], lang: str, read: Callable[[Progress | None], T]
     try:
         return read(line)
     except KeyboardInterrupt:
-        line.clear()
+        line.clear()  # before the message, so it starts its own line
         _err(ui("interrupted", lang, name=name))
         raise
     finally:

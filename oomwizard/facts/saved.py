@@ -167,7 +167,3 @@ def load_report(path: str) -> MachineReport:
     except ReportError as e:
         raise ReportError(f"machine description {path}: {e}") from None
     return MachineReport.from_json(data)
-
-
-SavedReportError = ReportError
-"""The same error under the name the frontends' input checks use."""

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 
 from ..facts.model import Fact, FactSet
 from .collect import Collector, Failure, scanner
+from .inputs import open_inputs
 from .lines import Joiner, Logical
 from .model import Diagnosis, where
 from .rank import frame_flags, rank
@@ -28,7 +29,6 @@ from .reader import (
     Progress,
     ReadStats,
     Source,
-    open_source,
     read_lines,
     text_source,
 )
@@ -53,8 +53,7 @@ def diagnose_paths(paths: Iterable[str], *, all_lines_limit: int = ALL_LINES_LIM
     ``all_lines_limit`` is the size up to which an input is read line by line rather than
     searched (see ``reader``); tests lower it to check that both ways give the same diagnosis.
     """
-    paths = list(paths) or ["-"]
-    sources = [open_source(p) for p in paths]  # every input is checked before any is read
+    sources = open_inputs(paths)  # every input is checked (devices, pipes) before any is read
     return diagnose_sources(sources, all_lines_limit=all_lines_limit, progress=progress)
 
 

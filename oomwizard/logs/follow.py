@@ -119,13 +119,13 @@ class _Stream:
 class Follower:
     """Feeds a collector line by line from bytes that arrive in pieces."""
 
-    def __init__(self, name: str, first_line: int = 1) -> None:
+    def __init__(self, name: str) -> None:
         self.col = Collector()
         self.col.file = name
         self.col.files.append(name)
         self.joiner = Joiner()
         self.stats = ReadStats(name)
-        self.line = first_line
+        self.line = 1
         self.rest = b""
 
     def feed_bytes(self, data: bytes) -> None:
@@ -147,9 +147,13 @@ class Follower:
     def restart(self) -> None:
         """The file was replaced: what it held is over, the new one starts at line 1."""
         self.rest = b""
+        self.gap()
+        self.line = 1
+
+    def gap(self) -> None:
+        """What came before does not continue after: the message being joined is complete."""
         for lg in self.joiner.flush():
             self.col.feed(lg)
-        self.line = 1
 
     def feed_line(self, n: int, text: str) -> None:
         for lg in self.joiner.feed(n, text):
@@ -158,8 +162,7 @@ class Follower:
     def flush(self) -> None:
         if self.rest:
             self.feed_bytes(b"\n")
-        for lg in self.joiner.flush():
-            self.col.feed(lg)
+        self.gap()
 
     def conclude(self) -> Diagnosis:
         self.flush()
@@ -190,12 +193,10 @@ def follow(source: Source, *, status: Status | None = None, settle: float = SETT
         held = Source(name, lambda: _Limited(open(name, "rb"), end), end)  # type: ignore[arg-type,return-value]  # noqa: SIM115
         for item in read_lines(held, follower.stats, scanner()):
             if item[0] < 0:
-                for lg in follower.joiner.flush():
-                    follower.col.feed(lg)
-                continue
-            follower.feed_line(*item)
-        for lg in follower.joiner.flush():
-            follower.col.feed(lg)
+                follower.gap()
+            else:
+                follower.feed_line(*item)
+        follower.gap()
         follower.line = follower.stats.lines + 1
         tail = _File(name, end)
     earlier = [f for f in follower.col.failures if _fatal(f)]

@@ -65,10 +65,6 @@ class ReadStats:
     binary_bytes: int = 0
     long_lines: int = 0
     damaged: str | None = None
-    bytes_parsed: int = 0
-    """Bytes that went through the line-by-line reader (the rest was searched, not decoded)."""
-    engine: str = ""
-    """The pattern engine that searched the input (empty when it was read whole)."""
 
 
 @dataclass
@@ -406,7 +402,6 @@ def read_lines(source: Source, stats: ReadStats, scanner: Scanner | None, *,
             yield from _every_line(blocks, stats, scanner)
         else:
             assert scanner is not None
-            stats.engine = scanner.name
             yield from _search(blocks, stats, scanner)
     finally:
         if stream is not sys.stdin.buffer:
@@ -429,7 +424,6 @@ def _every_line(blocks: Iterator[Block], stats: ReadStats, scanner: Scanner | No
     line = 1
     for buf, n in blocks:
         stats.binary_bytes += _binary_count(buf, n)
-        stats.bytes_parsed += n
         chunk = bytes(buf[:n])
         yield from _lines_of(chunk, line, stats, scanner)
         line += chunk.count(b"\n") + (0 if chunk.endswith(b"\n") else 1)
@@ -535,7 +529,6 @@ def _search(blocks: Iterator[Block], stats: ReadStats, scanner: Scanner) -> Iter
         for ln, chunk in chunks:
             if expected and ln != expected:
                 yield GAP
-            stats.bytes_parsed += len(chunk)
             yield from _lines_of(chunk, ln, stats, scanner)
             expected = ln + chunk.count(b"\n") + (0 if chunk.endswith(b"\n") else 1)
         prev, prev_n, prev_done = buf, n, cursor
