@@ -26,9 +26,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from oomwizard.kb.lint import lint  # noqa: E402 - after the path set-up above
 from oomwizard.kb.loader import load_kb  # noqa: E402
-from oomwizard.render.export import export  # noqa: E402
+from oomwizard.lint import lint  # noqa: E402 - after the path set-up above
+from oomwizard.report.export import export  # noqa: E402
 
 
 def timed(fn: Callable[[], object], runs: int) -> dict[str, float]:

@@ -128,7 +128,7 @@ def _text_width() -> int:
 
 
 def _json(data: Any) -> None:
-    from .render.output import clean_json
+    from .text.output import clean_json
 
     sys.stdout.write(clean_json(data) + "\n")
 
@@ -211,8 +211,8 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from .engine import Done, walk
     from .logs.diagnose import InputError, diagnose_sources
     from .logs.inputs import open_inputs
-    from .render.diagnosis import diagnosis_markdown, diagnosis_text
-    from .render.report import leaf_json, leaf_markdown, leaf_text
+    from .report.diagnosis import diagnosis_markdown, diagnosis_text
+    from .report.leaf import leaf_json, leaf_markdown, leaf_text
 
     lang = detect_lang(args.lang)
     kb = _load_kb()
@@ -286,7 +286,7 @@ def _follow(source: Source, lang: str) -> Diagnosis:
 
 def cmd_detect(args: argparse.Namespace) -> int:
     from .facts.machine import detect_machine
-    from .render.machine import machine_text
+    from .report.machine import machine_text
 
     _check_python(args)
     report = detect_machine(python=args.python)
@@ -298,7 +298,7 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .render.report import leaf_json, leaf_markdown, leaf_text
+    from .report.leaf import leaf_json, leaf_markdown, leaf_text
 
     lang = detect_lang(args.lang)
     kb = _load_kb()
@@ -324,7 +324,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from .logs.diagnose import InputError
-    from .render.verification import verification_text
+    from .report.verification import verification_text
     from .verify import verify
 
     lang = detect_lang(args.lang)
@@ -354,7 +354,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from .kb.lint import lint
+    from .lint import lint
 
     problems = lint()
     errors = [p for p in problems if p.severity == "error"]
@@ -368,7 +368,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .render.export import export
+    from .report.export import export
 
     kb = _load_kb()
     return int(export(kb, args.format, args.output, args.lang, force=args.force))
@@ -388,7 +388,8 @@ def run_interactive(args: argparse.Namespace) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NO_TTY_HINT, file=sys.stderr)
         return Exit.NO_TTY
-    from .launch import LaunchOptions, launch
+    from .frontend.options import LaunchOptions
+    from .launch import launch
 
     opts = LaunchOptions(
         logs=list(args.log),
@@ -443,7 +444,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 def _run(args: argparse.Namespace) -> int:
     if args.command is None:
         return run_interactive(args)
-    from .render.output import safe_stream
+    from .text.output import safe_stream
 
     # Every byte a command prints passes the output boundary (no raw escapes, no secrets).
     with contextlib.ExitStack() as stack:
@@ -484,7 +485,7 @@ def _internal_error(e: BaseException) -> int:
         import traceback
 
         traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
-    from .render.safe_text import printable
+    from .text.safe_text import printable
 
     text = " ".join(printable(str(e)).split())[:300]
     _err(f"internal error: {type(e).__name__}{': ' + text if text else ''}")

@@ -119,7 +119,7 @@ UI: dict[str, Text] = {
     "cost.medium": Text("medium cost", "代价中等"),
     "cost.high": Text("high cost", "代价高"),
     "cost.upgrade": Text("needs an upgrade or patch", "需要升级或打补丁"),
-    # --- saved shell script (render/script.py) ---
+    # --- saved shell script (report/script.py) ---
     "script.usage": Text(
         "The fixes below are alternatives, cheapest first. Running this file changes nothing: "
         "`sh FILE` lists the fixes, `sh FILE 2` runs fix 2 (read it first).",

@@ -25,17 +25,7 @@ from typing import Any, TextIO
 from .engine import UNKNOWN, Ask, Done
 from .exitcodes import Exit
 from .facts.model import FactSet
-from .i18n import ui
-from .kb.model import KnowledgeBase, Leaf, Question
-from .launch import LaunchOptions
-from .logs.model import Diagnosis
-from .render.diagnosis import diagnosis_text
-from .render.output import clean_text, safe_stream
-from .render.report import leaf_text
-from .render.verification import verification_text
-from .session import Session
-from .signals import HANDLED, SignalExit, Watchdog, exit_code
-from .tui.inputs import (
+from .frontend.inputs import (
     InputProblem,
     MachineResult,
     Sources,
@@ -45,6 +35,16 @@ from .tui.inputs import (
     machine_summary,
     suggestion_source,
 )
+from .frontend.options import LaunchOptions
+from .i18n import ui
+from .kb.model import KnowledgeBase, Leaf, Question
+from .logs.model import Diagnosis
+from .report.diagnosis import diagnosis_text
+from .report.leaf import leaf_text
+from .report.verification import verification_text
+from .session import Session
+from .signals import HANDLED, SignalExit, Watchdog, exit_code
+from .text.output import clean_text, safe_stream
 from .versions import Version
 
 BACK = "__back__"
@@ -313,8 +313,8 @@ class PlainWizard:
         The fix is on the screen already: leaving here in any way (No, an empty path, Ctrl+C, end of
         input) ends the wizard normally.
         """
+        from .frontend.verdicts import check_path
         from .logs.diagnose import InputError
-        from .tui.verdicts import check_path
 
         if not any(c.auto for c in leaf.checks):
             return

@@ -12,7 +12,7 @@ import time
 from typing import TextIO
 
 from .i18n import ui
-from .render.output import clean_text
+from .text.output import clean_text
 
 DELAY_S = 0.5
 """A read shorter than this shows nothing."""

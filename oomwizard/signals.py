@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import threading
+from typing import Any
 
 from .exitcodes import SIGNAL_EXITS
 
@@ -51,7 +52,7 @@ class Watchdog:
 
     def __init__(self, fd: int | None = None) -> None:
         self.fd = fd if fd is not None else _tty_fd()
-        self.attrs: list[object] | None = None
+        self.attrs: list[Any] | None = None
         self._timer: threading.Timer | None = None
         if self.fd is not None:
             with contextlib.suppress(Exception):

@@ -82,7 +82,7 @@ def guard() -> Callable[[], None]:
         sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - lives as long as the process
     if sys.stderr is None:
         sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-    sys.stdout = _Output(None if 1 in _closed else sys.stdout)  # type: ignore[assignment]
+    sys.stdout = _Output(None if 1 in _closed else sys.stdout)
 
     def restore() -> None:
         sys.stdin, sys.stdout, sys.stderr = saved

@@ -20,8 +20,8 @@ from .logs.diagnose import collect, conclude
 from .logs.inputs import open_inputs
 from .logs.lines import Logical
 from .logs.reader import ALL_LINES_LIMIT, Progress
-from .render.redact import redact_text
-from .render.safe_text import printable
+from .text.redact import redact_text
+from .text.safe_text import printable
 
 READY_RE = re.compile(
     r"Application startup complete|Uvicorn running on|Starting vLLM API server|"

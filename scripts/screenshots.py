@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from oomwizard.engine import Ask  # noqa: E402
-from oomwizard.launch import DEMO_LOG, DEMO_MACHINE, LaunchOptions  # noqa: E402
+from oomwizard.frontend.options import DEMO_LOG, DEMO_MACHINE, LaunchOptions  # noqa: E402
 from oomwizard.tui.app import WizardApp  # noqa: E402
 from oomwizard.tui.screens.diagnosis import DiagnosisScreen  # noqa: E402
 from oomwizard.tui.screens.leaf import LeafScreen  # noqa: E402

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from oomwizard.advice.commands import render_fix
+from oomwizard.advice.numbers import resolve
 from oomwizard.engine import Answer, Done, walk
 from oomwizard.facts.catalog import coerce
 from oomwizard.facts.model import Fact, FactSet
 from oomwizard.kb.loader import load_kb
 from oomwizard.kb.model import KnowledgeBase, Leaf
-from oomwizard.render.commands import render_fix
-from oomwizard.render.numbers import resolve
 
 GIB = 1024**3
 MIB = 1024**2

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from kbkit import facts
 
-from oomwizard.render.calcs.alloc import split_fields, with_expandable
-from oomwizard.render.numbers import resolve
+from oomwizard.advice.calcs.alloc import split_fields, with_expandable
+from oomwizard.advice.numbers import resolve
 
 
 def test_other_options_survive_and_brackets_stay_whole() -> None:

@@ -6,9 +6,9 @@ import json
 
 from kbkit import GIB, H200_BYTES, MIB, facts, value, why
 
+from oomwizard.advice.calcs.graphs import fewer_spec_tokens, spec_logits_bytes
+from oomwizard.advice.numbers import resolve
 from oomwizard.facts.model import Fact, FactSet
-from oomwizard.render.calcs.graphs import fewer_spec_tokens, spec_logits_bytes
-from oomwizard.render.numbers import resolve
 
 # --- utilization that leaves room for the graphs -----------------------------------------------
 

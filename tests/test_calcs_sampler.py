@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from kbkit import GIB, H200_BYTES, MIB, facts
 
-from oomwizard.render.calcs import sampler as sampler_calcs
-from oomwizard.render.numbers import resolve
+from oomwizard.advice.calcs import sampler as sampler_calcs
+from oomwizard.advice.numbers import resolve
 
 # --- sampler_max_num_seqs -----------------------------------------------------------------------
 

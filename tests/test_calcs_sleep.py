@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kbkit import GIB, H200_BYTES, facts
 
-from oomwizard.render.numbers import resolve
+from oomwizard.advice.numbers import resolve
 
 
 def test_util_steps_down_and_says_what_the_trainer_gets() -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from oomwizard.advice.commands import ServeCommand, canonical, opposites, render_fix, render_variant
 from oomwizard.facts.model import Fact, FactSet
 from oomwizard.i18n import Text
 from oomwizard.kb.model import Fix, Variant
-from oomwizard.render.commands import ServeCommand, canonical, opposites, render_fix, render_variant
 from oomwizard.versions import VersionSpec
 
 
@@ -147,7 +147,7 @@ def test_render_fix_picks_the_variant_for_the_version() -> None:
 
 
 def test_value_of_a_flag_in_any_spelling() -> None:
-    from oomwizard.render.commands import ServeCommand
+    from oomwizard.advice.commands import ServeCommand
 
     cmd = ServeCommand.parse("""vllm serve m -sc '{"method": "ngram"}' --max_num_seqs=64 --enforce-eager""")
     assert cmd.value("--speculative-config") == '{"method": "ngram"}'

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from oomwizard.facts.model import Fact, FactSet
-from oomwizard.i18n import Text
-from oomwizard.render.numbers import (
+from oomwizard.advice.numbers import (
     CALCS,
     GIB,
     Computed,
@@ -18,6 +16,8 @@ from oomwizard.render.numbers import (
     pow2_floor,
     resolve,
 )
+from oomwizard.facts.model import Fact, FactSet
+from oomwizard.i18n import Text
 
 
 def facts(**values: object) -> FactSet:

@@ -11,7 +11,7 @@ from oomwizard.engine import Answer, Done, walk
 from oomwizard.facts.model import Fact, FactSet
 from oomwizard.kb.loader import load_kb
 from oomwizard.kb.model import KnowledgeBase
-from oomwizard.render.report import leaf_json, leaf_markdown, leaf_text
+from oomwizard.report.leaf import leaf_json, leaf_markdown, leaf_text
 
 BASE = Path(__file__).parent / "kb_broken" / "base"
 

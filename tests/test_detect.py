@@ -19,8 +19,8 @@ from fake_proc import make_proc
 from fake_site import make_venv, vllm_site
 
 from oomwizard.facts.machine import MachineReport, detect_machine, facts_from_data
-from oomwizard.launch import DEMO_MACHINE
-from oomwizard.render.machine import machine_text
+from oomwizard.frontend.options import DEMO_MACHINE
+from oomwizard.report.machine import machine_text
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from oomwizard.facts.machine import MachineReport
-from oomwizard.render.machine import machine_text
+from oomwizard.report.machine import machine_text
 
 H200 = Path(__file__).parent / "fixtures" / "machine" / "h200"
 MIB = 1024**2

@@ -18,8 +18,8 @@ from fake_site import add_dist, add_torch
 
 from oomwizard.cli import main
 from oomwizard.facts import processes
-from oomwizard.launch import DEMO_LOG
-from oomwizard.tui.inputs import default_sources
+from oomwizard.frontend.inputs import default_sources
+from oomwizard.frontend.options import DEMO_LOG
 
 REPO = Path(__file__).resolve().parent.parent
 REAL_PYTHON = os.path.realpath(sys.executable)

@@ -10,9 +10,9 @@ import pytest
 from logkit import LOGS
 
 from oomwizard.exitcodes import Exit
-from oomwizard.launch import DEMO_LOG
+from oomwizard.frontend.options import DEMO_LOG
 from oomwizard.logs.diagnose import diagnose_paths, diagnose_text
-from oomwizard.render.diagnosis import diagnosis_markdown, diagnosis_text
+from oomwizard.report.diagnosis import diagnosis_markdown, diagnosis_text
 
 HOSTILE = (
     "\x1b]52;c;cm0gLXJmIH4=\x07(EngineCore_DP0 pid=7) ERROR 10-20 09:07:13 [core.py:1] \x1b[2J\x1b[H"

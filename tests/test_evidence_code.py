@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from oomwizard.kb.coderef import parse_code_ref
 from oomwizard.kb.loader import get_kb
-from oomwizard.render.html.site import _source_link
-from oomwizard.render.report import leaf_markdown, leaf_text
+from oomwizard.report.html.site import _source_link
+from oomwizard.report.leaf import leaf_markdown, leaf_text
 
 
 def test_a_reference_names_the_file_at_the_release_tag() -> None:

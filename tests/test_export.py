@@ -14,8 +14,8 @@ import pytest
 
 from oomwizard.kb.loader import load_kb
 from oomwizard.kb.model import KnowledgeBase
-from oomwizard.render.export import describe, export
-from oomwizard.render.report import leaf_json
+from oomwizard.report.export import describe, export
+from oomwizard.report.leaf import leaf_json
 
 BASE = Path(__file__).parent / "kb_broken" / "base"
 REPO = Path(__file__).resolve().parent.parent
@@ -218,7 +218,7 @@ def test_cli_export(tmp_path: Path) -> None:
 
 
 def test_chinese_lines_join_without_a_space() -> None:
-    from oomwizard.render.html.site import markdown_html
+    from oomwizard.report.html.site import markdown_html
 
     assert markdown_html("第一行的\n第二行，English\nwords") == "<p>第一行的第二行，English\nwords</p>\n"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from kbkit import GIB, H200_BYTES, facts, kb, leaf_for, script, walk_to
 
-from oomwizard.kb.lint import lint
+from oomwizard.lint import lint
 
 AREA_LEAVES = (
     "cudagraph-capture",

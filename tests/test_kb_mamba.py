@@ -13,7 +13,7 @@ import pytest
 from kbkit import GIB, facts, kb, leaf_for, script, value, why
 from logkit import LOGS
 
-from oomwizard.kb.lint import lint
+from oomwizard.lint import lint
 from oomwizard.logs.diagnose import diagnose_text
 
 # vllm/config/compilation.py@0.20.0 through @0.33.0: one wording in every release.

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from kbkit import GIB, H200_BYTES, facts, kb, leaf_for, script
 
+from oomwizard.advice.commands import render_fix
 from oomwizard.engine import suggest
 from oomwizard.facts.catalog import coerce
 from oomwizard.kb.loader import load_kb
-from oomwizard.render.commands import render_fix
 
 AREA_LEAVES = (
     "kv-cache-too-small",

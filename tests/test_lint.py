@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from oomwizard.kb.lint import lint
 from oomwizard.kb.yamlsrc import Problem
+from oomwizard.lint import lint
 
 BASE = Path(__file__).parent / "kb_broken" / "base"
 REPO = Path(__file__).resolve().parent.parent
@@ -264,7 +264,7 @@ def test_code_level_accepts_a_reference_to_a_known_release(tmp_path: Path) -> No
 
 
 def test_a_sampling_seed_is_not_an_internal_document() -> None:
-    from oomwizard.kb.lint_internal import internal_references
+    from oomwizard.lint.internal import internal_references
 
     fine = "requests with their own seed bypass it\n带自身 seed 的请求会绕过它\nthe seed parameter of a request"
     assert internal_references(fine) == []
@@ -345,7 +345,7 @@ def test_lint_survives_nonsense(tmp_path: Path, file: str, text: str) -> None:
 
 
 def test_folded_chinese_breaks_only_where_yaml_adds_a_space() -> None:
-    from oomwizard.kb.lint_leaves import folded_cjk_breaks
+    from oomwizard.lint.leaves import folded_cjk_breaks
 
     text = (
         "a:\n  zh: >-\n    第一行，\n    第二行\n"  # folded: flagged at line 4

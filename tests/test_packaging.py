@@ -107,7 +107,7 @@ def test_wheel_runs_from_anywhere_with_its_bundled_knowledge_base(installed: Pat
     for sub in ("decision_trees/tree.yaml", "decision_trees/scenarios.yaml", "content/en", "content/zh"):
         assert (site / "_kb" / sub).exists(), sub
     assert (site / "data" / "vllm_releases.json").is_file()
-    assert (site / "render" / "html" / "style.css").is_file()
+    assert (site / "report" / "html" / "style.css").is_file()
     demo = REPO / "oomwizard" / "demo"
     if demo.is_dir():
         assert sorted(p.name for p in (site / "demo").iterdir() if p.is_file()) == sorted(

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from snapshot_apps.stand_ins import StandIns, fixture_kb
 
 from oomwizard.exitcodes import Exit
-from oomwizard.launch import DEMO_LOG, DEMO_MACHINE, LaunchOptions
+from oomwizard.frontend.options import DEMO_LOG, DEMO_MACHINE, LaunchOptions
 from oomwizard.plain import run_plain
 
 ENTER = "\r"

@@ -14,7 +14,7 @@ import pytest
 
 from oomwizard import progress
 from oomwizard.progress import ProgressLine
-from oomwizard.render.output import safe_stream
+from oomwizard.text.output import safe_stream
 
 
 class _Tty(io.StringIO):

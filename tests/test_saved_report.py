@@ -11,8 +11,8 @@ import pytest
 
 from oomwizard.cli import main
 from oomwizard.facts.saved import LIMIT, ReportError, load_report
-from oomwizard.launch import DEMO_LOG, DEMO_MACHINE
-from oomwizard.tui.inputs import InputProblem, default_sources
+from oomwizard.frontend.inputs import InputProblem, default_sources
+from oomwizard.frontend.options import DEMO_LOG, DEMO_MACHINE
 
 DEMO = json.loads(DEMO_MACHINE.read_text())
 

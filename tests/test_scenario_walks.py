@@ -11,8 +11,8 @@ from logkit import LOGS
 from test_logs_scenarios import CASES
 
 from oomwizard.engine import Done, walk
+from oomwizard.frontend.options import DEMO_LOG
 from oomwizard.kb.loader import get_kb
-from oomwizard.launch import DEMO_LOG
 from oomwizard.logs.diagnose import diagnose_paths
 
 REFINED = {
@@ -38,7 +38,7 @@ def test_demo_walks_to_the_sampler_fix_with_numbers() -> None:
     diag = diagnose_paths([str(DEMO_LOG)])
     done = walk(kb, diag.facts, {}, auto_accept=True, use_unknown=True)
     assert isinstance(done, Done) and done.leaf.id == "sampler-warmup"
-    from oomwizard.render.report import leaf_text
+    from oomwizard.report.leaf import leaf_text
 
     text = leaf_text(done.leaf, done.facts, done.path)
     # the profile already sampled the 1024 rows: give back utilization first, then halve the sequences

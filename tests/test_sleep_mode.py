@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from logkit import LOGS
 
+from oomwizard.advice.commands import render_fix
 from oomwizard.engine import Done, walk
 from oomwizard.facts.model import Fact, FactSet
 from oomwizard.kb.loader import get_kb
 from oomwizard.logs.diagnose import diagnose_paths, diagnose_text
 from oomwizard.logs.signatures import CONFIDENT
-from oomwizard.render.commands import render_fix
 from oomwizard.versions import Version
 
 SITE = "/usr/lib/python3/dist-packages"

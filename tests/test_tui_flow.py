@@ -28,9 +28,9 @@ from textual.widgets import DataTable, Input, Markdown, OptionList, Static, Tabb
 
 from oomwizard.engine import Ask, Done
 from oomwizard.exitcodes import Exit
-from oomwizard.launch import DEMO_LOG, DEMO_MACHINE, LaunchOptions
+from oomwizard.frontend.inputs import Sources, default_sources
+from oomwizard.frontend.options import DEMO_LOG, DEMO_MACHINE, LaunchOptions
 from oomwizard.tui.app import Outcome, WizardApp, print_outcome, run_tui
-from oomwizard.tui.inputs import Sources, default_sources
 from oomwizard.tui.screens.diagnosis import DiagnosisScreen
 from oomwizard.tui.screens.facts import FactsScreen
 from oomwizard.tui.screens.help import HelpScreen

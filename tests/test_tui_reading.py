@@ -12,10 +12,10 @@ from snapshot_apps.pilot import run_async, screen_text, settle
 from snapshot_apps.stand_ins import StandIns, fixture_kb
 from textual.widgets import ProgressBar
 
-from oomwizard.launch import LaunchOptions
+from oomwizard.frontend.inputs import Sources, default_sources
+from oomwizard.frontend.options import LaunchOptions
 from oomwizard.logs.diagnose import diagnose_paths
 from oomwizard.tui.app import WizardApp
-from oomwizard.tui.inputs import Sources, default_sources
 from oomwizard.tui.screens.diagnosis import DiagnosisScreen
 
 SIZE = (80, 24)

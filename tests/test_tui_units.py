@@ -17,9 +17,9 @@ from snapshot_apps.stand_ins import fixture_kb, h200_machine, no_gpu_machine, sa
 
 from oomwizard.engine import walk
 from oomwizard.facts.model import FactSet
-from oomwizard.render.script import leaf_script
+from oomwizard.frontend.inputs import check_log_path, format_value, machine_summary
+from oomwizard.report.script import leaf_script
 from oomwizard.tui import cjk, clipboard
-from oomwizard.tui.inputs import check_log_path, format_value, machine_summary
 from oomwizard.tui.screens.leaf import first_sentence
 from oomwizard.tui.screens.save import leaf_file_text, write_new
 from oomwizard.tui.widgets.breadcrumbs import _shorten

@@ -21,12 +21,12 @@ from textual.widgets import Input, Static, TabbedContent, TextArea
 
 from oomwizard.exitcodes import Exit
 from oomwizard.expr import Condition
+from oomwizard.frontend.verdicts import check_path, looks_binary, verdicts
 from oomwizard.i18n import Text
 from oomwizard.kb.model import AutoCheck, Check
 from oomwizard.tui.app import print_outcome
 from oomwizard.tui.screens.leaf import LeafScreen
 from oomwizard.tui.screens.verify import VerifyScreen
-from oomwizard.tui.verdicts import check_path, looks_binary, verdicts
 from oomwizard.tui.widgets.checklist import ChecklistItem
 
 SIZE = (80, 24)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..render.redact import redact_env
+from ..text.redact import redact_env
 from ..versions import Version
 from .notes import note
 
@@ -59,7 +59,9 @@ def collect_env(environ: Mapping[str, str]) -> dict[str, str]:
 
 def _split_top(text: str) -> list[str]:
     """Split on commas outside brackets: ``roundup_power2_divisions:[256:1,>:8]`` stays whole."""
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "[":
             depth += 1

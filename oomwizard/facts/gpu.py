@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..render.redact import redact_argv
+from ..text.redact import redact_argv
 from .notes import note
 
 # NVML return codes (nvml.h); read from the module when it has them.
@@ -229,7 +229,7 @@ class _Reader:
         """Name and command line from /proc; NVML's name when /proc does not show the process."""
         base = self.proc_root / str(pid)
         try:
-            comm = (base / "comm").read_text(errors="replace").strip()
+            comm: str | None = (base / "comm").read_text(errors="replace").strip()
         except OSError:
             comm = None
         if comm is not None:
@@ -238,9 +238,9 @@ class _Reader:
             except OSError:
                 words = []
             # vLLM retitles its workers (VLLM::EngineCore); nvidia-smi shows that title, so do we
-            name = words[0] if words and words[0].startswith(("VLLM::", "ray::")) else comm
-            return {"name": name, "cmdline": " ".join(redact_argv(words))[:500], "visible": True}
-        name = None
+            title = words[0] if words and words[0].startswith(("VLLM::", "ray::")) else comm
+            return {"name": title, "cmdline": " ".join(redact_argv(words))[:500], "visible": True}
+        name: str | None = None
         fn = getattr(self.nv, "nvmlSystemGetProcessName", None)
         if fn is not None:
             try:

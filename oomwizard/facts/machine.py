@@ -169,7 +169,7 @@ def detect_machine(
 
 def _candidates(
     python: str | None, servers: list[dict[str, Any]], env: Mapping[str, str], notes: list[dict[str, str]]
-) -> tuple[list[Interpreter], dict[str, tuple[str, ...]]]:
+) -> tuple[list[Interpreter], dict[str, tuple[tuple[str, ...], str | None]]]:
     """Interpreters worth reading, most relevant first: ``--python``, running servers', the
     ``vllm`` command on PATH, then this one. ``extra`` maps each to its PYTHONPATH entries and the
     home folder of its user (for the user site-packages)."""
@@ -401,7 +401,7 @@ def _gpu_facts(data: Mapping[str, Any], out: list[Fact]) -> None:
         return
     ids = ", ".join(str(g["index"]) for g in sel)
     _add(out, "gpu_count", len(sel), f"NVML: {'GPUs' if len(sel) > 1 else 'GPU'} {ids} ({how})")
-    names = list(dict.fromkeys(g.get("name") for g in sel if g.get("name")))
+    names = list(dict.fromkeys(str(g["name"]) for g in sel if g.get("name")))
     if names:
         _add(out, "gpu_name", " + ".join(names), f"nvidia-ml-py: GPU {sel[0]['index']}" if len(names) == 1 else f"nvidia-ml-py: GPUs {ids}")
     first = sel[0]
@@ -410,7 +410,7 @@ def _gpu_facts(data: Mapping[str, Any], out: list[Fact]) -> None:
         _add(out, "gpu_cc", first["cc"], src)
         _add(out, "gpu_sm", first.get("sm"), src)
         _add(out, "gpu_arch", first.get("arch"), src)
-    mems = [(g, g.get("memory")) for g in sel if g.get("memory")]
+    mems: list[tuple[dict[str, Any], dict[str, Any]]] = [(g, g["memory"]) for g in sel if g.get("memory")]
     if mems:
         g_tot, m_tot = min(mems, key=lambda x: x[1]["total"])
         g_free, m_free = min(mems, key=lambda x: x[1]["free"])
@@ -432,7 +432,7 @@ def _gpu_facts(data: Mapping[str, Any], out: list[Fact]) -> None:
     if "mig_uuid" in first:
         link = "single" if len(sel) == 1 else None
     _add(out, "gpu_link", link, "NVML topology (NVLink P2P status, PCIe common ancestor)")
-    migs = [g.get("mig") for g in sel if g.get("mig") is not None]
+    migs: list[dict[str, Any]] = [g["mig"] for g in sel if g.get("mig") is not None]
     if migs:
         _add(out, "mig_enabled", any(m.get("enabled") for m in migs), f"nvidia-ml-py: MIG mode of GPUs {ids}")
 

@@ -179,7 +179,7 @@ def find_packages(paths, wanted):
     further installs of the same name later on the path (shadowed, but a sign of a mixed-up env).
     """
     want = {normalize(w) for w in wanted}
-    found = {}
+    found = {}  # type: dict[str, dict]
     seen = set()
     for p in paths:
         if not p or not os.path.isdir(p):
@@ -218,7 +218,7 @@ def torch_build(location):
     text = read_head(path, 8192)
     if text is None:
         return None
-    out = {"file": path}
+    out = {"file": path}  # type: dict[str, str | None]
     for m in _VERSION_PY_RE.finditer(text):
         out[m.group(1)] = m.group(3) if m.group(2) else None
     return out

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import safejson
-from ..render.redact import REDACTED, SECRET_FLAGS, redact_argv, redact_text, secret_env_name
+from ..text.redact import REDACTED, SECRET_FLAGS, redact_argv, redact_text, secret_env_name
 from .env import collect_env
 from .metadata_probe import read_head
 from .packages import read_shebang

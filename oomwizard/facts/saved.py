@@ -76,7 +76,7 @@ def _want(v: Any, types: tuple[type, ...], where: str, what: str, null: bool = T
 
 def _size(m: Mapping[str, Any], key: str, where: str) -> int | None:
     v = m.get(key)
-    if not _want(v, (int,), f"{where}.{key}", "a size in bytes"):
+    if not _want(v, (int,), f"{where}.{key}", "a size in bytes") or not isinstance(v, int):
         return None
     if v < 0:
         raise ReportError(f"{where}.{key}: {v} is negative; it must be a size in bytes")
@@ -91,8 +91,9 @@ def _memory(m: Any, where: str) -> None:
     sizes = {k: _size(m, k, where) for k in ("total", "reserved", "used", "free")}
     total = sizes["total"]
     for k in ("used", "free", "reserved"):
-        if total is not None and sizes[k] is not None and sizes[k] > total:
-            raise ReportError(f"{where}.{k}: {sizes[k]} is more than the total ({total})")
+        size = sizes[k]
+        if total is not None and size is not None and size > total:
+            raise ReportError(f"{where}.{k}: {size} is more than the total ({total})")
 
 
 def _gpu(g: Any, where: str) -> None:

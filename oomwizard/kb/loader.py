@@ -203,8 +203,8 @@ def _question(ctx: _Ctx, qid: str, d: LDict, line: int = 0) -> Question | None:
                 continue
             ctx.keys(cd, {"label", "next"}, {"label", "next"}, f"{what}.choices.{cid}")
             label = ctx.text(cd, "label", f"{what}.choices.{cid}") or Text("", "")
-            routes = _routes(ctx, cd.get("next"), cd.line_of("next"), f"{what}.choices.{cid}") if "next" in cd else ()
-            choices.append(Choice(cid, label, routes, cline))
+            choice_routes = _routes(ctx, cd.get("next"), cd.line_of("next"), f"{what}.choices.{cid}") if "next" in cd else ()
+            choices.append(Choice(cid, label, choice_routes, cline))
         if "next" in d:
             ctx.err(d.line_of("next"), f"{what}: a choice question routes per choice, not with 'next'")
     routes: tuple[Route, ...] = ()
@@ -664,11 +664,11 @@ def _check_references(kb: KnowledgeBase, problems: list[Problem]) -> None:
         for s in leaf.scenarios:
             if s not in kb.scenarios:
                 ctx.err(leaf.line, f"leaf {leaf.id}: unknown scenario id {s!r} (see decision_trees/scenarios.yaml)")
-        for c in leaf.checks:
-            if c.auto and c.auto.fact:
-                for name in sorted(c.auto.fact.names()):
+        for chk in leaf.checks:
+            if chk.auto and chk.auto.fact:
+                for name in sorted(chk.auto.fact.names()):
                     if name not in CATALOG:
-                        ctx.err(c.line, f"leaf {leaf.id}: check uses unknown fact {name!r}")
+                        ctx.err(chk.line, f"leaf {leaf.id}: check uses unknown fact {name!r}")
 
 
 @lru_cache(maxsize=4)

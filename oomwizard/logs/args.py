@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import safejson
 from ..kb.releases import DATA_FILE
-from ..render.redact import redact_argv
+from ..text.redact import redact_argv
 from ..versions import Version
 
 _OPEN = "([{"

@@ -19,8 +19,8 @@ from typing import Any
 
 from ..facts.catalog import CATALOG, FactValueError, coerce
 from ..facts.model import Fact
-from ..render.redact import redact_text
-from ..render.safe_text import printable
+from ..text.redact import redact_text
+from ..text.safe_text import printable
 from . import facts as fact_rules
 from .lines import Logical
 from .model import where

@@ -402,7 +402,7 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
     sig = f.signature
     if sig is not None:
         reason = Text(sig.reason.en.format_map(_Default(f.groups)), sig.reason.zh.format_map(_Default(f.groups)))
-        phase = sig.phase or by_frames or f.timeline
+        phase: str | None = sig.phase or by_frames or f.timeline
         if sig.scenario == "custom-allreduce-ipc":
             return _allreduce(ctx, sig.score), phase
         if sig.scenario == SLEEP_MODE:
@@ -428,7 +428,7 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
     by_next = frame_phase(f.next_frames) if by_frames is None else None
     by_method = frame_phase([Frame("", m) for m in f.near_methods]) if by_frames is None else None
     if by_frames is not None:
-        phase: str | None = by_frames
+        phase = by_frames
         base = PHASE
         how = Text(f"the traceback shows the OOM during {PHASE_NAMES[by_frames].en}",
                    f"traceback 显示 OOM 发生在 {PHASE_NAMES[by_frames].zh} 阶段")
@@ -477,7 +477,7 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
     return out, phase
 
 
-class _Default(dict):  # type: ignore[type-arg]
+class _Default(dict[str, str]):
     def __missing__(self, key: str) -> str:
         return "?"
 

@@ -33,19 +33,19 @@ from textual.binding import Binding, BindingType
 from ..engine import Ask, Done
 from ..exitcodes import Exit
 from ..facts.model import Fact, FactSet
+from ..frontend.inputs import InputProblem, MachineResult, Sources, default_sources
+from ..frontend.options import LaunchOptions
 from ..i18n import ui
 from ..kb.model import KnowledgeBase
-from ..launch import LaunchOptions
 from ..logs.model import Diagnosis
-from ..render.output import clean_text, safe_stream
-from ..render.report import leaf_text
-from ..render.verification import verification_text
+from ..report.leaf import leaf_text
+from ..report.verification import verification_text
 from ..session import Session
 from ..signals import HANDLED, Watchdog, exit_code
+from ..text.output import clean_text, safe_stream
 from ..verify import Verification
 from . import cjk, clipboard
 from .background import abandonable
-from .inputs import InputProblem, MachineResult, Sources, default_sources
 
 
 @dataclass

@@ -307,8 +307,8 @@ def tui_outputs(log: Path, save_dir: Path) -> tuple[list[str], dict[str, str]]:
     from snapshot_apps.stand_ins import StandIns, no_gpu_machine
     from textual.widgets import Input
 
+    from oomwizard.frontend.options import LaunchOptions
     from oomwizard.kb.loader import get_kb
-    from oomwizard.launch import LaunchOptions
     from oomwizard.logs.diagnose import diagnose_paths
     from oomwizard.tui.app import Outcome, WizardApp, print_outcome
     from oomwizard.tui.screens.leaf import LeafScreen

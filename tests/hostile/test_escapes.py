@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from plant import EVIL_NAME, FORBIDDEN, OSC0, PAYLOAD, cli, hostile_log, hostile_proc, minimal_log, tui_outputs
 
+from oomwizard.frontend.options import LaunchOptions
 from oomwizard.kb.loader import get_kb
-from oomwizard.launch import LaunchOptions
 from oomwizard.logs.diagnose import diagnose_paths
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from oomwizard.advice.commands import ServeCommand
 from oomwizard.kb.loader import load_kb
 from oomwizard.logs import args
-from oomwizard.render.commands import ServeCommand
 
 # Text shaped like the fragments these parsers meet: brackets, quotes, escapes, flags, numbers.
 pieces = st.sampled_from(["{", "}", "[", "]", "(", ")", "'", '"', "\\", ",", ":", "=", " ", "--", "-O", "3",

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from oomwizard.kb.loader import get_kb
-from oomwizard.render.export import kb_json
-from oomwizard.render.output import clean_text
-from oomwizard.render.redact import redact_argv, redact_data, redact_env, redact_text
-from oomwizard.render.report import leaf_markdown, leaf_text
+from oomwizard.report.export import kb_json
+from oomwizard.report.leaf import leaf_markdown, leaf_text
+from oomwizard.text.output import clean_text
+from oomwizard.text.redact import redact_argv, redact_data, redact_env, redact_text
 
 
 def test_every_value_of_a_multi_value_api_key_is_hidden() -> None:
@@ -94,7 +94,7 @@ def test_a_rewritten_command_reads_every_hidden_value_back_from_the_shell() -> N
     """The words a shell makes of the rewritten command are the operator's own, from variables."""
     import subprocess
 
-    from oomwizard.render.commands import ServeCommand
+    from oomwizard.advice.commands import ServeCommand
 
     cmd = ServeCommand([
         "vllm", "serve", "m", "--api-key", "k-one-1234", "k-two-5678", "--download-dir", "https://u:pw-9876@h/x",

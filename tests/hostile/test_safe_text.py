@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from oomwizard.render.safe_text import json_dumps, printable
+from oomwizard.text.safe_text import json_dumps, printable
 
 
 def test_an_unterminated_osc_hides_nothing_after_it() -> None:

@@ -117,7 +117,7 @@ def test_json_commands_carry_the_reference(outputs: dict[str, str]) -> None:
 
 def _leaf_script_for(log: Path) -> str:
     from oomwizard.engine import Done, walk
-    from oomwizard.render.script import leaf_script
+    from oomwizard.report.script import leaf_script
 
     diag = diagnose_paths([str(log)])
     kb = get_kb()

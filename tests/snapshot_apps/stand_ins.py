@@ -11,12 +11,12 @@ import threading
 from pathlib import Path
 
 from oomwizard.facts.model import Fact, FactSet
+from oomwizard.frontend.inputs import InputProblem, MachineResult, Sources
+from oomwizard.frontend.options import LaunchOptions
 from oomwizard.i18n import Text
 from oomwizard.kb.loader import load_kb
 from oomwizard.kb.model import KnowledgeBase
-from oomwizard.launch import LaunchOptions
 from oomwizard.logs.model import Diagnosis, Evidence, Match
-from oomwizard.tui.inputs import InputProblem, MachineResult, Sources
 from oomwizard.versions import Version
 
 HERE = Path(__file__).resolve().parent

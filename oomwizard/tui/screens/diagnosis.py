@@ -1,6 +1,6 @@
 """What the log says: the scenarios it matches, best first, with the lines that prove it.
 
-Every piece of log text passes through :func:`~oomwizard.render.output.clean_text` and is shown
+Every piece of log text passes through :func:`~oomwizard.text.output.clean_text` and is shown
 as plain content (never markup), so a log cannot move the cursor, set the clipboard or restyle the
 screen. Enter continues with the highlighted scenario, so the operator can overrule the ranking.
 """
@@ -22,10 +22,10 @@ from textual.content import Content
 from textual.widgets import Footer, LoadingIndicator, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
+from ...frontend.inputs import colon, fact_title, fact_where, format_value
 from ...logs.model import Diagnosis, Match
-from ...render.output import clean_text
+from ...text.output import clean_text
 from ..app import FactsAware
-from ..inputs import colon, fact_title, fact_where, format_value
 from ..widgets.choices import ContinueList
 from .base import TitleBar, WizardScreen
 

@@ -15,14 +15,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
+from textual.coordinate import Coordinate
 from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Footer, Input, Static
 
 from ...facts.catalog import CATALOG, FactValueError
 from ...facts.model import json_value
-from ...render.output import clean_text
+from ...frontend.inputs import colon, fact_title, format_value, machine_summary
+from ...text.output import clean_text
 from ..app import FactsAware
-from ..inputs import colon, fact_title, format_value, machine_summary
 from .base import TitleBar, WizardScreen
 
 
@@ -101,7 +102,7 @@ class FactsScreen(WizardScreen, FactsAware):
         current = None
         if table.row_count and table.cursor_row is not None:
             try:
-                current = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+                current = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
             except Exception:
                 current = None
         table.clear()

@@ -1,6 +1,6 @@
 """The answer: what happened, why, and the commands that fix it, cheapest first.
 
-Commands are computed for this machine by :func:`~oomwizard.render.report.render_fixes` and shown
+Commands are computed for this machine by :func:`~oomwizard.report.leaf.render_fixes` and shown
 in wrapping blocks (never clipped), each with the arithmetic behind its numbers. ``c`` copies the
 focused fix through the terminal (OSC 52, tmux-aware), ``s`` saves everything to a file; nothing
 is ever run. The checklist uses real checkboxes, and marks the items a tool can verify from the
@@ -21,11 +21,11 @@ from textual.content import Content
 from textual.widgets import Button, Footer, Markdown, Static, TabbedContent, TabPane
 
 from ...engine import Done
-from ...render.output import clean_text
-from ...render.report import render_fixes
+from ...frontend.inputs import colon
+from ...frontend.verdicts import Checked, check_path, check_text, summary, ticks, verdicts
+from ...report.leaf import render_fixes
+from ...text.output import clean_text
 from ..app import FactsAware
-from ..inputs import colon
-from ..verdicts import Checked, check_path, check_text, summary, ticks, verdicts
 from ..widgets.checklist import ChecklistItem
 from ..widgets.commands import FixCard
 from .base import TitleBar, WizardScreen

@@ -23,11 +23,11 @@ from textual.widgets.option_list import Option
 
 from ...engine import UNKNOWN, Ask, Done, Suggestion, walk
 from ...facts.catalog import CATALOG
+from ...frontend.inputs import colon, fact_title, suggestion_source
 from ...kb.model import Question
-from ...render.output import clean_text
+from ...text.output import clean_text
 from ...versions import Version
 from ..app import FactsAware
-from ..inputs import colon, fact_title, suggestion_source
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.choices import ChoiceList
 from .base import TitleBar, WizardScreen

@@ -13,9 +13,9 @@ from textual.widgets import Footer, Input, Static
 
 from ...engine import Done
 from ...kb.model import KnowledgeBase
-from ...render.output import clean_text
-from ...render.report import leaf_markdown, leaf_text
-from ...render.script import leaf_script
+from ...report.leaf import leaf_markdown, leaf_text
+from ...report.script import leaf_script
+from ...text.output import clean_text
 from .base import WizardModal
 
 

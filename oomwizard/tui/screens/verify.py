@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Footer, Input, Static, TextArea
 
-from ..inputs import check_log_path
+from ...frontend.inputs import check_log_path
 from ..widgets.path_suggester import PathSuggester
 from .base import WizardModal
 

@@ -17,9 +17,9 @@ from textual.content import Content
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...launch import DEMO_LOG, DEMO_MACHINE
+from ...frontend.inputs import check_log_path, colon, machine_summary
+from ...frontend.options import DEMO_LOG, DEMO_MACHINE
 from ..app import FactsAware
-from ..inputs import check_log_path, colon, machine_summary
 from ..widgets.choices import ChoiceList
 from ..widgets.path_suggester import PathSuggester
 from .base import TitleBar, WizardScreen

@@ -17,8 +17,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ...frontend.verdicts import Verdict
 from ...verify import FAIL, PASS, UNKNOWN, UNPROVEN
-from ..verdicts import Verdict
 
 
 def box_mark(checked: bool, verdict: Verdict | None) -> str:
@@ -36,7 +36,7 @@ class ChecklistItem(Widget, can_focus=True):
     """``[x] text``; space or Enter toggles. ``auto`` marks items a tool can check from the next log."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space,enter", "toggle", "Toggle", show=False),
+        Binding("space,enter", "toggle_check", "Toggle", show=False),
         Binding("down,j", "app.focus_next", show=False),
         Binding("up,k", "app.focus_previous", show=False),
     ]
@@ -151,9 +151,9 @@ class ChecklistItem(Widget, can_focus=True):
         if self.is_mounted:
             self.query_one(".check-box", Static).update(self._box())
 
-    def action_toggle(self) -> None:
+    def action_toggle_check(self) -> None:
         self.checked = not self.checked
         self.post_message(self.Toggled(self))
 
     def on_click(self) -> None:
-        self.action_toggle()
+        self.action_toggle_check()

@@ -14,10 +14,10 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Button, Static
 
+from ...advice.commands import RenderedFix, RenderedVariant
 from ...i18n import ui
-from ...render.commands import RenderedFix, RenderedVariant
-from ...render.output import clean_text
-from ...render.script import SHOWN_PLACEHOLDER_RE
+from ...report.script import SHOWN_PLACEHOLDER_RE
+from ...text.output import clean_text
 
 
 def command_content(script: str) -> Content:

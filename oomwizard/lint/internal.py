@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .lint_context import LintContext
+from .context import LintContext
 
 INTERNAL_REF_RES = (
     re.compile(r"\bseeds?\s*#?\d+\b", re.I),

@@ -21,9 +21,9 @@ from ... import __version__
 from ...i18n import ui
 from ...kb.coderef import parse_code_ref
 from ...kb.model import KnowledgeBase, Leaf, Question, Route
+from ...text.safe_text import printable
 from ..export import LANG_NAMES, describe, incoming, label, node_kind, node_title
-from ..report import render_fixes
-from ..safe_text import printable
+from ..leaf import render_fixes
 
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 _RELATIVE_MD = re.compile(r"^(?![a-z][a-z0-9+.-]*:|/|#)([^#?]*)\.md(#.*)?$", re.I)
@@ -226,9 +226,9 @@ class Site:
                 if rv.versions and rv.versions != "*":
                     parts.append(f'<div class="badges">{badge("vLLM " + rv.versions, "versions")}</div>')
                 parts.append(f'<pre class="cmd"><code>{esc(rv.script)}</code></pre>')
-                values = [r for r in rv.values if r.why is not None]
+                values = [(r.value, r.why) for r in rv.values if r.why is not None]
                 if values:
-                    parts.append("<ul class='note'>" + "".join(f"<li><code>{esc(r.value)}</code>: {esc(r.why(lang))}</li>" for r in values) + "</ul>")
+                    parts.append("<ul class='note'>" + "".join(f"<li><code>{esc(v)}</code>: {esc(why(lang))}</li>" for v, why in values) + "</ul>")
                 if rv.missing:
                     parts.append(f"<p class='note'>{t('fill_in')}: " + ", ".join(f"<code>{esc(m)}</code>" for m in rv.missing) + "</p>")
                 if rv.note:

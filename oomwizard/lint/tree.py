@@ -14,10 +14,10 @@ from ..engine import Ask, EngineError, walk
 from ..expr import Condition
 from ..facts.catalog import CATALOG
 from ..facts.model import Fact, FactSet
+from ..kb.model import KnowledgeBase, Question, Route
 from ..versions import Version
-from .lint_conditions import condition_problems, fact_domains
-from .lint_context import LintContext
-from .model import KnowledgeBase, Question, Route
+from .conditions import condition_problems, fact_domains
+from .context import LintContext
 
 TREE_FILE = "decision_trees/tree.yaml"
 SCENARIOS_FILE = "decision_trees/scenarios.yaml"
@@ -232,7 +232,7 @@ def check_scenarios(ctx: LintContext) -> None:
     smap = top.get("scenarios") if hasattr(top, "get") else None
     seen = reachable(kb)
     for sid, sc in kb.scenarios.items():
-        line = smap.line_of(sid) if hasattr(smap, "line_of") else sc.line
+        line = smap.line_of(sid) if smap is not None and hasattr(smap, "line_of") else sc.line
         main = kb.leaves.get(sid)
         if main is None:
             ctx.error(SCENARIOS_FILE, line, f"scenario {sid}: no main leaf (decision_trees/leaves/{sid}.yaml with id {sid})")

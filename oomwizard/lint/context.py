@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .model import KnowledgeBase
-from .yamlsrc import LDict, LList, Problem, load_yaml
+from ..kb.model import KnowledgeBase
+from ..kb.yamlsrc import LDict, LList, Problem, load_yaml
 
 
 @dataclass

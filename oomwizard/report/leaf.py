@@ -9,12 +9,12 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from ..advice.commands import RenderedFix, render_fix
 from ..engine import Step
 from ..facts.model import FactSet
 from ..i18n import Text, ui
 from ..kb.coderef import parse_code_ref
 from ..kb.model import Check, Leaf
-from .commands import RenderedFix, render_fix
 
 
 def render_fixes(leaf: Leaf, facts: FactSet | None, lang: str = "en") -> list[RenderedFix]:
@@ -171,8 +171,8 @@ def leaf_text(
     if path:
         out.append("")
         out.append(f"{ui('path', lang)}:")
-        for s in path:
-            out.append(_wrap(f"- {s.question}: {s.label}  [{_how(s)}]", "  ", width, "    "))
+        for step in path:
+            out.append(_wrap(f"- {step.question}: {step.label}  [{_how(step)}]", "  ", width, "    "))
     return "\n".join(out) + "\n"
 
 
@@ -254,8 +254,8 @@ def leaf_markdown(
     if path:
         out.append(f"## {ui('path', lang)}")
         out.append("")
-        for s in path:
-            out.append(f"- **{s.question}**: {s.label} — {_how(s)}")
+        for step in path:
+            out.append(f"- **{step.question}**: {step.label} — {_how(step)}")
         out.append("")
     return "\n".join(out)
 

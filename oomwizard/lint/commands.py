@@ -14,12 +14,10 @@ import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..render.commands import ALIASES
-from ..render.numbers import known_placeholder
-from .lint_conditions import parse_range
-from .lint_context import LintContext
-from .model import PLACEHOLDER_RE, Fix, Leaf, Variant
-from .releases import (
+from ..advice.commands import ALIASES
+from ..advice.numbers import known_placeholder
+from ..kb.model import PLACEHOLDER_RE, Fix, Leaf, Variant
+from ..kb.releases import (
     DOTTED_FROM,
     ENV_RE,
     NEVER_EXISTED,
@@ -31,6 +29,8 @@ from .releases import (
     releases_in,
     span,
 )
+from .conditions import parse_range
+from .context import LintContext
 
 _SEPARATORS = {"|", "||", "&&", ";", "&", "(", ")"}
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -202,7 +202,7 @@ def _check_variant(ctx: LintContext, leaf: Leaf, fix: Fix, index: int, v: Varian
     for text, at in templates:
         for name in PLACEHOLDER_RE.findall(text):
             if not known_placeholder(name):
-                ctx.error(f, at, f"{what}: placeholder {{{name}}} is neither a calculation (render/numbers.py, render/calcs/) nor a fact")
+                ctx.error(f, at, f"{what}: placeholder {{{name}}} is neither a calculation (advice/numbers.py, advice/calcs/) nor a fact")
 
 
 def _check_overlap(ctx: LintContext, leaf: Leaf, fix: Fix, index: int, v: Variant, releases: list[Release], at: int) -> None:

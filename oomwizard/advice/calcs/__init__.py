@@ -1,7 +1,7 @@
 """Calculations for command templates, one module per area of the knowledge base.
 
-Each module registers its functions with :func:`oomwizard.render.numbers.calc` when imported;
-:mod:`oomwizard.render.numbers` imports this package so every name is known before any template
+Each module registers its functions with :func:`oomwizard.advice.numbers.calc` when imported;
+:mod:`oomwizard.advice.numbers` imports this package so every name is known before any template
 is filled or linted.
 """
 

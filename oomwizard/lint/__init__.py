@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .lint_articles import check_articles
-from .lint_commands import check_commands
-from .lint_context import LintContext
-from .lint_internal import check_internal_references
-from .lint_leaves import check_leaves
-from .lint_tree import check_scenarios, check_tree
-from .loader import default_root, load_kb
-from .yamlsrc import Problem
+from ..kb.loader import default_root, load_kb
+from ..kb.yamlsrc import Problem
+from .articles import check_articles
+from .commands import check_commands
+from .context import LintContext
+from .internal import check_internal_references
+from .leaves import check_leaves
+from .tree import check_scenarios, check_tree
 
 CHECKS = (check_tree, check_scenarios, check_leaves, check_commands, check_articles, check_internal_references)
 

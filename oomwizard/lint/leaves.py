@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from ..kb.coderef import LOOKS_LIKE_CODE_REF_RE, parse_code_ref
+from ..kb.model import COSTS, Fix, Leaf
+from ..kb.releases import load_releases, releases_in, span
 from ..versions import Version
-from .coderef import LOOKS_LIKE_CODE_REF_RE, parse_code_ref
-from .lint_conditions import parse_range
-from .lint_context import LintContext, walk_mappings
-from .model import COSTS, Fix, Leaf
-from .releases import load_releases, releases_in, span
+from .conditions import parse_range
+from .context import LintContext, walk_mappings
 
 ISSUE_RE = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/(?:issues|pull)/\d+(?:#[\w.-]+)?$")
 GITHUB_OTHER_RE = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/(?:blob|tree|commit|releases|discussions)/\S+$")
@@ -154,7 +154,7 @@ def _check_fixes(ctx: LintContext, leaf: Leaf) -> None:
             ctx.error(f, fix.line, f"{what}: fix id used twice in this leaf (also line {ids[fix.id]})")
         ids.setdefault(fix.id, fix.line)
         ranked = previous is not None and fix.cost in COSTS and previous.cost in COSTS  # else the loader reports it
-        if ranked and COSTS.index(fix.cost) < COSTS.index(previous.cost):  # type: ignore[union-attr]
+        if ranked and previous is not None and COSTS.index(fix.cost) < COSTS.index(previous.cost):
             ctx.error(
                 f,
                 ctx.line_in(f, fix.line, "cost"),

@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 import textwrap
 
+from ..advice.commands import RenderedFix, RenderedVariant
 from ..engine import Step
 from ..facts.model import FactSet
 from ..i18n import ui
 from ..kb.model import Leaf
-from .commands import RenderedFix, RenderedVariant
-from .redact import REDACTED
-from .report import render_fixes
+from ..text.redact import REDACTED
+from .leaf import render_fixes
 
 SHOWN_PLACEHOLDER_RE = re.compile(r"<[A-Z][A-Z0-9_]*>")
 """A value still to be filled in, as rendered commands show it (``<MODEL>``, ``<MAX_MODEL_LEN>``)."""
@@ -108,8 +108,8 @@ def leaf_script(
     if path:
         out.append("#")
         out.append(f"# {ui('path', lang)}:")
-        for s in path:
-            out.extend(_comment(f"{s.question}: {s.label} [{s.how}: {s.source}]", lead="  "))
+        for step in path:
+            out.extend(_comment(f"{step.question}: {step.label} [{step.how}: {step.source}]", lead="  "))
     out.append("")
     out.append("set -u")
     for i, rf in enumerate(fixes, 1):

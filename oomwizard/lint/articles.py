@@ -9,15 +9,17 @@ between articles must resolve, since the exported site and the TUI follow them.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..i18n import LANGS
-from .lint_commands import serve_flags
-from .lint_context import LintContext
-from .lint_leaves import is_prose
-from .model import Article
-from .releases import ENV_RE, NEVER_EXISTED, load_releases
+from ..kb.model import Article
+from ..kb.releases import ENV_RE, NEVER_EXISTED, load_releases
+from .commands import serve_flags
+from .context import LintContext
+from .leaves import is_prose
 
 SINGULAR = {"leaves": "leaf", "questions": "question"}
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -75,7 +77,7 @@ def scan(text: str) -> Scan:
 
 def check_articles(ctx: LintContext) -> None:
     kb = ctx.kb
-    nodes = {"leaves": kb.leaves, "questions": kb.questions}
+    nodes: dict[str, Mapping[str, Any]] = {"leaves": kb.leaves, "questions": kb.questions}
     for kind, items in nodes.items():
         for node_id, node in items.items():
             for lang in LANGS:

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 from ..expr import BoolOp, Compare, Condition, ListLit, Literal, Name, Node, Not
 from ..facts.catalog import CATALOG
+from ..kb.model import KnowledgeBase
 from ..versions import Version, VersionError, VersionSpec
-from .model import KnowledgeBase
 
 _BIG = 10**6
 _NUMERIC = ("int", "float", "bytes")
@@ -104,10 +104,11 @@ def _compare_problems(
     if op == "in" and flipped:
         yield "warning", f"condition {src!r}: a value 'in' the fact {fact!r} is a substring test; compare with == instead"
         return
-    is_range = op == "in" and isinstance(other, Literal) and isinstance(other.value, str)
+    range_text = other.value if op == "in" and isinstance(other, Literal) and isinstance(other.value, str) else None
+    is_range = range_text is not None
     if spec.type == "version":
-        if is_range:
-            _, why = parse_range(str(other.value))
+        if range_text is not None:
+            _, why = parse_range(range_text)
             if why:
                 yield "error", f"condition {src!r}: {why}"
             return

@@ -159,7 +159,8 @@ def mm_image_limit(facts: FactSet) -> Computed | None:
     pass; only what the operator really sends belongs there. Unknown on V1 stays a placeholder.
     """
     cur = image_limit(facts)
-    source = facts.get("limit_mm_per_prompt").source if cur is not None else ""
+    fact = facts.get("limit_mm_per_prompt")
+    source = fact.source if cur is not None and fact is not None else ""
     if _runs_v0(facts):
         if cur is not None and cur[0] > 1:
             n, text = cur

@@ -194,7 +194,7 @@ _loaded = False
 
 
 def _ensure_loaded() -> None:
-    """Import the per-area calculation modules (``render/calcs/``) once."""
+    """Import the per-area calculation modules (``advice/calcs/``) once."""
     global _loaded
     if not _loaded:
         _loaded = True

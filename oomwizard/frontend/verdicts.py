@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..i18n import ui
 from ..kb.model import Leaf
-from ..render.output import clean_text
+from ..text.output import clean_text
 from ..verify import FAIL, PASS, Verification, verify
 
 SNIFF_BYTES = 64 * 1024

@@ -19,9 +19,9 @@ from ..expr import BoolOp, Compare, Condition, Known, ListLit, Literal, Name, No
 from ..facts.catalog import CATALOG
 from ..i18n import LANGS, Text
 from ..kb.model import KnowledgeBase, Leaf, Question, Route
+from ..text.safe_text import json_dumps, printable
 from ..versions import VersionError, VersionSpec
-from .report import leaf_json, leaf_markdown
-from .safe_text import json_dumps, printable
+from .leaf import leaf_json, leaf_markdown
 
 FORMATS = ("json", "markdown", "html")
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from ..facts.model import FactSet
 from ..i18n import Text, ui
 from ..kb.model import PLACEHOLDER_RE, Fix, Variant
+from ..text.output import clean_text
+from ..text.redact import REDACTED, SHELL_VARS, flag_name, redact_argv, secret_value_spans
 from ..versions import Version
 from .numbers import Resolved, resolve
-from .output import clean_text
-from .redact import REDACTED, SHELL_VARS, flag_name, redact_argv, secret_value_spans
 
 ALIASES = {
     "-tp": "--tensor-parallel-size",
@@ -156,9 +156,9 @@ class ServeCommand:
         redacted = redact_argv(self.argv)
         words = [shlex.quote(a) for a in redacted]
         names: list[str] = []
-        for first, end, flag in secret_value_spans(self.argv):
+        for first, end, secret_flag in secret_value_spans(self.argv):
             for n, k in enumerate(range(first, end)):
-                names.append(_secret_var(flag, n))
+                names.append(_secret_var(secret_flag, n))
                 words[k] = f'"${names[-1]}"'
         for k, a in enumerate(self.argv):
             flag = flag_name(a)

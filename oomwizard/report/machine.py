@@ -14,7 +14,7 @@ from typing import Any
 from ..facts.machine import MachineReport
 from ..facts.notes import note_text
 from ..i18n import Text
-from .safe_text import printable
+from ..text.safe_text import printable
 
 GIB = 1024**3
 

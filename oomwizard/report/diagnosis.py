@@ -1,7 +1,7 @@
 """A diagnosis as text or Markdown: the best match, why, the lines behind it, the key numbers.
 
-Everything that comes from a log goes through :func:`~oomwizard.render.safe_text.printable` (no
-escape sequence reaches the terminal) and :func:`~oomwizard.render.redact.redact_text` (no token
+Everything that comes from a log goes through :func:`~oomwizard.text.safe_text.printable` (no
+escape sequence reaches the terminal) and :func:`~oomwizard.text.redact.redact_text` (no token
 reaches the screen or a saved report).
 """
 
@@ -15,8 +15,8 @@ from ..facts.catalog import CATALOG
 from ..facts.model import Fact
 from ..i18n import Text
 from ..logs.model import Diagnosis, Match
-from .redact import redact_text
-from .safe_text import printable
+from ..text.redact import redact_text
+from ..text.safe_text import printable
 
 GIB = 1 << 30
 MIB = 1 << 20

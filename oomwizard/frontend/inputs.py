@@ -17,7 +17,7 @@ from ..facts.catalog import CATALOG
 from ..facts.model import Fact, FactSet
 from ..i18n import Text, ui
 from ..logs.model import Diagnosis
-from ..render.output import clean_text
+from ..text.output import clean_text
 from ..versions import Version
 
 if TYPE_CHECKING:

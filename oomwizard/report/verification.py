@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 
 from ..i18n import ui
+from ..text.safe_text import printable
 from ..verify import FAIL, MANUAL, PASS, UNKNOWN, UNPROVEN, Verification
-from .safe_text import printable
 
 MARKS = {PASS: "[x]", FAIL: "[!]", UNPROVEN: "[?]", UNKNOWN: "[?]", MANUAL: "[ ]"}
 
