@@ -15,10 +15,8 @@ from dataclasses import dataclass
 from ..facts.catalog import CATALOG
 from ..facts.model import FactSet
 from ..i18n import Text
+from ..text.units import GIB
 from ..versions import Version
-
-GIB = 1024**3
-MIB = 1024**2
 
 
 @dataclass(frozen=True)
@@ -75,13 +73,6 @@ def as_int(facts: FactSet, name: str) -> int | None:
     value = num(facts, name)
     return None if value is None else int(value)
 
-
-def gib(n_bytes: float) -> str:
-    return f"{n_bytes / GIB:.2f} GiB"
-
-
-def mib(n_bytes: float) -> str:
-    return f"{n_bytes / MIB:.0f} MiB"
 
 
 def ceil2(x: float) -> float:

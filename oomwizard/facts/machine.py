@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..text.units import GIB
 from .catalog import FactValueError, coerce
 from .env import collect_env, decide_alloc_conf
 from .envfiles import read_env
@@ -47,7 +48,6 @@ from .processes import find_servers
 from .trust import unsafe_reason
 
 SCHEMA = 1
-GIB = 1024**3
 
 
 @dataclass

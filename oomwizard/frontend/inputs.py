@@ -18,12 +18,12 @@ from ..facts.model import Fact, FactSet
 from ..i18n import Text, ui
 from ..logs.model import Diagnosis
 from ..text.output import clean_text
+from ..text.units import gib
 from ..versions import Version
 
 if TYPE_CHECKING:
     from ..logs.reader import Progress
 
-GIB = 1024**3
 
 
 class InputProblem(Exception):
@@ -163,7 +163,7 @@ def format_value(name: str, value: Any, lang: str = "en") -> str:
     if isinstance(value, bool):
         return ui("tui.yes", lang) if value else ui("tui.no", lang)
     if spec is not None and spec.type == "bytes" and isinstance(value, (int, float)):
-        return f"{value / GIB:.1f} GiB"
+        return gib(value, 1)
     if isinstance(value, Version):
         return str(value)
     if isinstance(value, (list, tuple)):

@@ -11,10 +11,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..text.units import GIB
 from . import args as argparse_repr
 from .signatures import phrase
-
-GIB = 1 << 30
 
 Setter = Callable[[str, Any], None]
 """``set(fact_name, raw_value)``; the collector converts and records the source line."""

@@ -21,6 +21,7 @@ from typing import Any
 from ..facts.catalog import FAILURE_PHASES
 from ..facts.model import Fact
 from ..i18n import Text
+from ..text.units import GIB, gib
 from ..versions import Version, VersionSpec
 from .collect import Collector, Failure, Frame
 from .model import Evidence, Match, where
@@ -45,7 +46,6 @@ from .signatures import (
 
 MAX_EVIDENCE = 6
 MAX_REASONS = 5
-GIB = 1 << 30
 
 PHASE_NAMES = {
     "load_weights": Text("loading the weights", "加载权重"),
@@ -59,8 +59,9 @@ PHASE_NAMES = {
 }
 
 
+
 def _gib(n: int | float | None) -> str:
-    return "?" if n is None else f"{n / GIB:.2f}"
+    return gib(n, unit=False)
 
 
 def frame_phase(frames: list[Frame]) -> str | None:

@@ -17,9 +17,7 @@ from ..i18n import Text
 from ..logs.model import Diagnosis, Match
 from ..text.redact import redact_text
 from ..text.safe_text import printable
-
-GIB = 1 << 30
-MIB = 1 << 20
+from ..text.units import human_bytes
 
 UI = {
     "title": Text("Diagnosis from the log", "日志诊断"),
@@ -98,16 +96,6 @@ def scenario_title(sid: str, lang: str) -> str:
     t = _titles().get(sid)
     return t(lang) if t else sid
 
-
-def human_bytes(n: int | float) -> str:
-    n = float(n)
-    if abs(n) >= GIB:
-        return f"{n / GIB:.2f} GiB"
-    if abs(n) >= MIB:
-        return f"{n / MIB:.2f} MiB"
-    if abs(n) >= 1024:
-        return f"{n / 1024:.2f} KiB"
-    return f"{int(n)} B"
 
 
 def fact_value(f: Fact) -> str:

@@ -15,8 +15,7 @@ from ..facts.machine import MachineReport
 from ..facts.notes import note_text
 from ..i18n import Text
 from ..text.safe_text import printable
-
-GIB = 1024**3
+from ..text.units import gib
 
 L: dict[str, Text] = {
     "title": Text("Machine", "本机"),
@@ -72,9 +71,6 @@ def _t(key: str, lang: str, **kw: Any) -> str:
     s = L[key](lang)
     return s.format(**kw) if kw else s
 
-
-def gib(n: int | float | None) -> str:
-    return "?" if n is None else f"{n / GIB:.2f} GiB"
 
 
 def _gpu_lines(data: Mapping[str, Any], lang: str) -> list[str]:

@@ -24,11 +24,11 @@ import json
 from ... import safejson
 from ...facts.model import FactSet
 from ...i18n import Text
+from ...text.units import GIB, MIB
+from ...text.units import gib as _gib
 from ...versions import Version
 from ..commands import ServeCommand
 from ..numbers import (
-    GIB,
-    MIB,
     Computed,
     calc,
     default_gpu_memory_utilization,
@@ -37,7 +37,6 @@ from ..numbers import (
 )
 from ..numbers import ceil2 as _ceil2
 from ..numbers import floor2 as _floor2
-from ..numbers import gib as _gib
 from ..numbers import num as _num
 from ..numbers import origin as _origin
 from ..numbers import src as _src

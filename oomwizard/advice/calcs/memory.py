@@ -18,9 +18,9 @@ import math
 
 from ...facts.model import FactSet
 from ...i18n import Text
+from ...text.units import GIB, MIB
 from ...versions import Version
 from ..numbers import (
-    GIB,
     Computed,
     calc,
     default_gpu_memory_utilization,
@@ -34,8 +34,6 @@ from ..numbers import ceil2 as _ceil2
 from ..numbers import floor2 as _floor2
 from ..numbers import num as _num
 from ..numbers import src as _src
-
-MIB = 1024**2
 
 UTIL_CEILING = 0.98
 """Never suggest more: the CUDA context, NCCL and cuBLAS workspaces live outside the budget."""

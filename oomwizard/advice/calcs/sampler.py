@@ -24,9 +24,11 @@ import math
 
 from ...facts.model import FactSet
 from ...i18n import Text
+from ...text.units import GIB
+from ...text.units import gib as _gib
+from ...text.units import mib as _mib
 from ...versions import Version
 from ..numbers import (
-    GIB,
     Computed,
     calc,
     default_gpu_memory_utilization,
@@ -35,8 +37,6 @@ from ..numbers import (
     pow2_floor,
 )
 from ..numbers import as_int as _int
-from ..numbers import gib as _gib
-from ..numbers import mib as _mib
 from ..numbers import src as _src
 
 SORT_BYTES_PER_ELEMENT = 36

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from ...facts.model import FactSet
 from ...i18n import Text
-from ..numbers import GIB, Computed, calc, total_gib
+from ...text.units import GIB
+from ..numbers import Computed, calc, total_gib
 from ..numbers import num as _num
 from ..numbers import src as _src
 

@@ -14,8 +14,9 @@ import re
 from ... import safejson
 from ...facts.model import FactSet
 from ...i18n import Text
+from ...text.units import MIB
 from ...versions import Version
-from ..numbers import MIB, Computed, calc, default_max_num_batched_tokens, floor_to, total_gib
+from ..numbers import Computed, calc, default_max_num_batched_tokens, floor_to, total_gib
 from ..numbers import as_int as _int
 from ..numbers import src as _src
 from .memory import current_max_num_seqs
