@@ -19,6 +19,7 @@ from .kb.model import Check, Leaf
 from .logs.diagnose import collect, conclude
 from .logs.inputs import open_inputs
 from .logs.lines import Logical
+from .logs.model import Evidence
 from .logs.reader import ALL_LINES_LIMIT, Progress
 from .text.redact import redact_text
 from .text.safe_text import printable
@@ -33,22 +34,12 @@ PASS, FAIL, UNPROVEN, MANUAL, UNKNOWN = "pass", "fail", "unproven", "manual", "u
 
 
 @dataclass
-class Hit:
-    file: str
-    line: int
-    text: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "text": self.text}
-
-
-@dataclass
 class CheckResult:
     check: Check
     status: str
     """``pass``, ``fail``, ``unproven`` (nothing bad seen, but the log stops before the server was
     ready), ``manual`` (a person must look) or ``unknown`` (a fact the condition needs is missing)."""
-    hit: Hit | None = None
+    hit: Evidence | None = None
     reason: str = ""
     """Why, as a key of ``verify.reason.*`` in :mod:`oomwizard.i18n` (empty when obvious)."""
     arg: str = ""
@@ -72,7 +63,7 @@ class Verification:
     leaf: Leaf
     results: list[CheckResult]
     ready: bool
-    ready_at: Hit | None = None
+    ready_at: Evidence | None = None
     inputs: list[str] = field(default_factory=list)
 
     @property
@@ -118,18 +109,18 @@ def verify(leaf: Leaf, paths: list[str], facts: FactSet | None = None, progress:
             for kind, pat in (("present", c.auto.log_present), ("absent", c.auto.log_absent)):
                 if pat:
                     patterns.append((i, kind, re.compile(pat)))
-    found: dict[tuple[int, str], Hit] = {}
-    ready: list[Hit] = []
+    found: dict[tuple[int, str], Evidence] = {}
+    ready: list[Evidence] = []
 
     def on_line(file: str, lg: Logical) -> None:
         text = lg.text
         if not ready and READY_RE.search(text):
-            ready.append(Hit(file, lg.line, _shown(lg.shown)))
+            ready.append(Evidence(file, lg.line, _shown(lg.shown)))
         for i, kind, pat in patterns:
             if (i, kind) not in found:
                 m = pat.search(text)
                 if m is not None:
-                    found[(i, kind)] = Hit(file, lg.line_at(m.start()), _shown(lg.shown))
+                    found[(i, kind)] = Evidence(file, lg.line_at(m.start()), _shown(lg.shown))
 
     sources = open_inputs(paths)
     extra = tuple(dict.fromkeys([READY_RE.pattern.encode(), *(p.pattern.encode() for _, _, p in patterns)]))
@@ -143,7 +134,7 @@ def verify(leaf: Leaf, paths: list[str], facts: FactSet | None = None, progress:
     return Verification(leaf, results, ready_at is not None, ready_at, list(paths))
 
 
-def _judge(i: int, c: Check, found: dict[tuple[int, str], Hit], facts: FactSet, ready: bool) -> CheckResult:
+def _judge(i: int, c: Check, found: dict[tuple[int, str], Evidence], facts: FactSet, ready: bool) -> CheckResult:
     if c.auto is None:
         return CheckResult(c, MANUAL)
     if c.auto.log_absent and (i, "absent") in found:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import gzip
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..i18n import ui
 from ..kb.model import Leaf
+from ..logs.model import Evidence
 from ..text.output import clean_text
 from ..verify import FAIL, PASS, Verification, verify
 
@@ -86,9 +87,12 @@ def check_text(leaf: Leaf, text: str, lang: str) -> Checked:
         v = verify(leaf, [path])
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    for hit in [v.ready_at, *(r.hit for r in v.results)]:
-        if hit is not None and hit.file == path:
-            hit.file = what
+    def named(hit: Evidence | None) -> Evidence | None:
+        return replace(hit, file=what) if hit is not None and hit.file == path else hit
+
+    v.ready_at = named(v.ready_at)
+    for r in v.results:
+        r.hit = named(r.hit)
     v.inputs = [what if p == path else p for p in v.inputs]
     return Checked(v, what)
 
