@@ -475,7 +475,7 @@ def _main(argv: Sequence[str] | None) -> int:
         silence_stdout()
         _err(f"cannot write the output: {e}")
         return Exit.OUTPUT
-    except Exception as e:  # the last resort: every known failure has its own message above
+    except Exception as e:  # noqa: BLE001 - the last resort: every known failure has its own message above
         return _internal_error(e)
 
 

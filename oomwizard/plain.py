@@ -118,7 +118,7 @@ class PlainWizard:
             return self.sources.replay_machine(path) if path else self.sources.detect_machine(self.opts.python)
         except InputProblem as e:
             print(f"oomwizard: {e}", file=self.err)
-        except Exception as e:  # detection must never stop the wizard
+        except Exception as e:  # noqa: BLE001 - detection must never stop the wizard
             print(f"oomwizard: {self.t('tui.machine.failed', error=f'{type(e).__name__}: {e}')}", file=self.err)
         return None
 

@@ -69,7 +69,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env_dir = tmp / "venv"
     try:
         venv.EnvBuilder(with_pip=True, system_site_packages=False, clear=True).create(env_dir)
-    except Exception as e:  # any failure here means: no venv on this machine
+    except (OSError, subprocess.CalledProcessError) as e:  # no venv (or no ensurepip) on this machine
         pytest.skip(f"cannot create a virtual environment here ({e}); the wheel was built but not installed")
     bindir = env_dir / ("Scripts" if os.name == "nt" else "bin")
     py = str(bindir / "python")

@@ -86,7 +86,7 @@ def _text(v: Any) -> Any:
 def _err_str(e: BaseException) -> str:
     try:
         s = str(e)
-    except Exception:  # a broken __str__ must not become a traceback
+    except Exception:  # noqa: BLE001 - a broken __str__ must not become a traceback
         s = ""
     return s or type(e).__name__
 
@@ -140,7 +140,7 @@ def import_nvml() -> tuple[Any, dict[str, str] | None]:
             "en": "nvidia-ml-py is not installed in the Python that runs oomwizard (pip install nvidia-ml-py)",
             "zh": "运行 oomwizard 的 Python 中没有安装 nvidia-ml-py（pip install nvidia-ml-py）",
         }
-    except Exception as e:  # a broken install must not stop detection
+    except Exception as e:  # noqa: BLE001 - a broken install must not stop detection
         return None, {"code": "no_pynvml", "en": f"nvidia-ml-py failed to import: {_err_str(e)}", "zh": f"nvidia-ml-py 导入失败：{_err_str(e)}"}
     return pynvml, None
 
@@ -245,7 +245,7 @@ class _Reader:
         if fn is not None:
             try:
                 name = _text(fn(pid)) or None
-            except Exception:
+            except Exception:  # noqa: BLE001 - NVML bindings raise NVMLError, ctypes and OS errors; the name is optional
                 name = None
         return {"name": name, "cmdline": None, "visible": False}
 
@@ -259,7 +259,7 @@ class _Reader:
         for link in range(limit):
             try:
                 state = fn(handle, link)
-            except Exception:
+            except Exception:  # noqa: BLE001 - NVML bindings raise NVMLError, ctypes and OS errors; no NVLink is an answer
                 if link == 0:
                     return None
                 break
@@ -291,7 +291,7 @@ class _Reader:
         g: dict[str, Any] = {"index": index}
         try:
             handle = self.nv.nvmlDeviceGetHandleByIndex(index)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - NVML bindings raise NVMLError, ctypes and OS errors; reported per GPU
             g["error"] = _device_error(self.nv, e)
             return g, None
         try:
@@ -381,7 +381,7 @@ def read_nvml(nvml: Any = None, proc_root: str | Path = "/proc") -> dict[str, An
     with _NVML_LOCK:
         try:
             nv.nvmlInit()
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - NVML bindings raise NVMLError, ctypes and OS errors; reported, not raised
             return _unavailable(init_failure(nv, e))
         try:
             return _read_all(nv, Path(proc_root), started)
@@ -408,7 +408,7 @@ def _read_all(nv: Any, proc_root: Path, started: float) -> dict[str, Any]:
     info["library_version"] = _text(reader.call(sys_errors, "nvml", "nvmlSystemGetNVMLVersion"))
     try:
         count = int(nv.nvmlDeviceGetCount())
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001 - NVML bindings raise NVMLError, ctypes and OS errors; reported, not raised
         failure = init_failure(nv, e)
         out = _unavailable({**failure, "en": f"NVML started but could not count the GPUs: {failure['en']}", "zh": f"NVML 已启动但无法统计 GPU：{failure['zh']}"})
         out["nvml"].update({k: v for k, v in info.items() if k not in ("available", "reason")})

@@ -108,13 +108,13 @@ def site_dirs(executable=None):
     if not venv:
         try:
             user = site.getusersitepackages()
-        except Exception:
+        except Exception:  # noqa: BLE001 - site hooks of another interpreter may raise anything
             user = None
         if user and os.path.isdir(user):
             dirs.append(user)
     try:
         found = site.getsitepackages(prefixes)
-    except Exception:
+    except Exception:  # noqa: BLE001 - site hooks of another interpreter may raise anything
         found = []
     for d in found:
         if d not in dirs and os.path.isdir(d):

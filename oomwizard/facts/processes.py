@@ -384,14 +384,14 @@ def read_config_file(path: str, proc_root: Path, pid: int) -> tuple[dict[str, An
     text = read_head(str(full), CONFIG_LIMIT)
     if text is None:
         return None, f"cannot read {path}"
-    try:
-        import yaml
+    import yaml
 
+    try:
         # Aliases can multiply a small file into billions of values once it is walked.
         if any(isinstance(ev, yaml.AliasEvent) for ev in yaml.parse(text, Loader=yaml.SafeLoader)):
             return None, f"{path} uses YAML aliases (*name); engine arguments do not need them, so it was not read"
         data = yaml.safe_load(text)
-    except Exception as e:
+    except (yaml.YAMLError, ValueError, RecursionError) as e:
         return None, f"{path} is not valid YAML: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
     if not isinstance(data, dict):
         return None, f"{path} does not hold a mapping of engine arguments"

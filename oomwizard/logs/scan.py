@@ -151,7 +151,7 @@ def _engine(patterns: Sequence[bytes], prefer: str | None = None) -> _Engine:
             return _build(name, patterns)
         except ImportError:
             continue
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - each engine has its own compile error; the next engine is tried
             last = e
     raise ValueError(f"cannot compile the log patterns: {last}")
 

@@ -40,7 +40,7 @@ def abandonable(job: Callable[[], Any], done: Callable[[Any], None], failed: Cal
         def run() -> None:
             try:
                 result, error = job(), None
-            except Exception as e:  # reported on the screen; it must never take the wizard down
+            except Exception as e:  # noqa: BLE001 - reported on the screen; it must never take the wizard down
                 result, error = None, e
             with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits any more
                 loop.call_soon_threadsafe(settle, result, error)
@@ -51,7 +51,7 @@ def abandonable(job: Callable[[], Any], done: Callable[[Any], None], failed: Cal
         except expected as e:
             failed(str(e))
             return
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - shown on the screen; a read must never take the wizard down
             failed(f"{type(e).__name__}: {e}")
             return
         done(result)

@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets.data_table import CellDoesNotExist
 
 from ...facts.catalog import CATALOG, FactValueError
 from ...facts.model import json_value
@@ -103,7 +104,7 @@ class FactsScreen(WizardScreen, FactsAware):
         if table.row_count and table.cursor_row is not None:
             try:
                 current = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
-            except Exception:
+            except CellDoesNotExist:
                 current = None
         table.clear()
         facts = sorted(w.session.facts, key=lambda f: list(CATALOG).index(f.name) if f.name in CATALOG else 999)

@@ -255,7 +255,7 @@ class LeafScreen(WizardScreen, FactsAware):
         def work() -> None:
             try:
                 checked = check_text(leaf, value, lang) if kind == "paste" else check_path(leaf, value, lang)
-            except Exception as e:  # an unreadable file must not take the wizard (or the fix) down
+            except Exception as e:  # noqa: BLE001 - an unreadable file must not take the wizard (or the fix) down
                 w._from_thread(self._check_failed, str(e) or type(e).__name__)
                 return
             w._from_thread(self._check_done, checked)
