@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -180,41 +181,28 @@ def _routes(ctx: _Ctx, value: Any, line: int, what: str) -> tuple[Route, ...]:
     return tuple(routes)
 
 
-def _question(ctx: _Ctx, qid: str, d: LDict, line: int = 0) -> Question | None:
-    what = f"question {qid}"
-    if not ID_RE.match(qid):
-        ctx.err(d.line, f"{what}: id must be lower-case letters, digits, '-' or '_'")
-    ctx.keys(d, {"fact", "kind", "text", "auto", "unknown", "choices", "next"}, {"text"}, what)
-    kind = str(d.get("kind", "choice"))
-    if kind not in QUESTION_KINDS:
-        ctx.err(d.line_of("kind"), f"{what}: kind {kind!r} is not one of {', '.join(QUESTION_KINDS)}")
-    fact = str(d.get("fact", qid))
-    text = ctx.text(d, "text", what) or Text("", "")
+def _choices(ctx: _Ctx, d: LDict, what: str) -> list[Choice]:
+    """A choice question's ``choices``, each with its label and its own routes."""
     choices: list[Choice] = []
-    if kind == "choice":
-        raw = d.get("choices")
-        cmap = ctx.mapping(raw, d.line_of("choices"), f"{what}.choices") if "choices" in d else None
-        if cmap is None and "choices" not in d:
-            ctx.err(d.line, f"{what}: a choice question needs 'choices'")
-        for cid, cval in (cmap or {}).items():
-            cline = cmap.line_of(cid) if cmap else d.line
-            cd = ctx.mapping(cval, cline, f"{what}.choices.{cid}")
-            if cd is None:
-                continue
-            ctx.keys(cd, {"label", "next"}, {"label", "next"}, f"{what}.choices.{cid}")
-            label = ctx.text(cd, "label", f"{what}.choices.{cid}") or Text("", "")
-            choice_routes = _routes(ctx, cd.get("next"), cd.line_of("next"), f"{what}.choices.{cid}") if "next" in cd else ()
-            choices.append(Choice(cid, label, choice_routes, cline))
-        if "next" in d:
-            ctx.err(d.line_of("next"), f"{what}: a choice question routes per choice, not with 'next'")
-    routes: tuple[Route, ...] = ()
-    if kind == "version":
-        if "choices" in d:
-            ctx.err(d.line_of("choices"), f"{what}: a version question takes typed input, not 'choices'")
-        if "next" not in d:
-            ctx.err(d.line, f"{what}: a version question needs 'next'")
-        else:
-            routes = _routes(ctx, d["next"], d.line_of("next"), what)
+    cmap = ctx.mapping(d.get("choices"), d.line_of("choices"), f"{what}.choices") if "choices" in d else None
+    if cmap is None and "choices" not in d:
+        ctx.err(d.line, f"{what}: a choice question needs 'choices'")
+    for cid, cval in (cmap or {}).items():
+        cline = cmap.line_of(cid) if cmap else d.line
+        cd = ctx.mapping(cval, cline, f"{what}.choices.{cid}")
+        if cd is None:
+            continue
+        ctx.keys(cd, {"label", "next"}, {"label", "next"}, f"{what}.choices.{cid}")
+        label = ctx.text(cd, "label", f"{what}.choices.{cid}") or Text("", "")
+        choice_routes = _routes(ctx, cd.get("next"), cd.line_of("next"), f"{what}.choices.{cid}") if "next" in cd else ()
+        choices.append(Choice(cid, label, choice_routes, cline))
+    if "next" in d:
+        ctx.err(d.line_of("next"), f"{what}: a choice question routes per choice, not with 'next'")
+    return choices
+
+
+def _auto_rules(ctx: _Ctx, d: LDict, what: str) -> list[AutoRule]:
+    """``auto``: conditions on facts that answer the question without asking."""
     autos: list[AutoRule] = []
     for i, item in enumerate(ctx.lst(d, "auto", what)):
         aline = d["auto"].line_of(i)
@@ -228,6 +216,29 @@ def _question(ctx: _Ctx, qid: str, d: LDict, line: int = 0) -> Question | None:
             ctx.err(ad.line_of("answer"), f"{what}.auto[{i}]: 'answer' must be a choice id (quote \"yes\"/\"no\")")
         if cond is not None and isinstance(answer, str):
             autos.append(AutoRule(cond, answer, aline))
+    return autos
+
+
+def _question(ctx: _Ctx, qid: str, d: LDict, line: int = 0) -> Question | None:
+    what = f"question {qid}"
+    if not ID_RE.match(qid):
+        ctx.err(d.line, f"{what}: id must be lower-case letters, digits, '-' or '_'")
+    ctx.keys(d, {"fact", "kind", "text", "auto", "unknown", "choices", "next"}, {"text"}, what)
+    kind = str(d.get("kind", "choice"))
+    if kind not in QUESTION_KINDS:
+        ctx.err(d.line_of("kind"), f"{what}: kind {kind!r} is not one of {', '.join(QUESTION_KINDS)}")
+    fact = str(d.get("fact", qid))
+    text = ctx.text(d, "text", what) or Text("", "")
+    choices = _choices(ctx, d, what) if kind == "choice" else []
+    routes: tuple[Route, ...] = ()
+    if kind == "version":
+        if "choices" in d:
+            ctx.err(d.line_of("choices"), f"{what}: a version question takes typed input, not 'choices'")
+        if "next" not in d:
+            ctx.err(d.line, f"{what}: a version question needs 'next'")
+        else:
+            routes = _routes(ctx, d["next"], d.line_of("next"), what)
+    autos = _auto_rules(ctx, d, what)
     unknown = d.get("unknown")
     if unknown is not None and not isinstance(unknown, str):
         ctx.err(d.line_of("unknown"), f"{what}: 'unknown' must be a choice id")
@@ -531,49 +542,62 @@ def load_kb(root: Path | str | None = None, strict: bool = True) -> tuple[Knowle
             raise KBError(problems)
         return KnowledgeBase("", {}, {}, {}, {}, str(base)), problems
 
-    # scenarios
+    scenarios = _load_scenarios(trees / "scenarios.yaml", rel, problems)
+    start, questions = _load_questions(trees, rel, problems)
+    leaves = _load_leaves(trees, rel, problems, questions)
+    articles = _load_articles(base, rel, problems)
+    kb = KnowledgeBase(start, scenarios, questions, leaves, articles, str(base))
+    _check_references(kb, problems)
+    # YAML aliases (a shared route list) would report the same problem once per use.
+    problems[:] = list(dict.fromkeys(problems))
+    if strict and any(p.severity == "error" for p in problems):
+        raise KBError(problems)
+    return kb, problems
+
+
+def _load_scenarios(sfile: Path, rel: Callable[[Path], str], problems: list[Problem]) -> dict[str, Scenario]:
     scenarios: dict[str, Scenario] = {}
-    sfile = trees / "scenarios.yaml"
     data = load_yaml(sfile, rel(sfile), problems)
     ctx = _Ctx(rel(sfile), problems)
-    if data is not None:
-        top = ctx.mapping(data, 1, "scenarios.yaml")
-        if top is not None:
-            ctx.keys(top, {"scenarios"}, {"scenarios"}, "scenarios.yaml")
-            smap = ctx.mapping(top.get("scenarios"), top.line_of("scenarios"), "scenarios")
-            for sid, sval in (smap or {}).items():
-                sd = ctx.mapping(sval, smap.line_of(sid) if smap else 1, f"scenario {sid}")
-                if sd is None:
-                    continue
-                ctx.keys(sd, {"title", "summary"}, {"title", "summary"}, f"scenario {sid}")
-                if not ID_RE.match(sid):
-                    ctx.err(sd.line, f"scenario id {sid!r} must be lower-case letters, digits, '-' or '_'")
-                scenarios[sid] = Scenario(
-                    sid,
-                    ctx.text(sd, "title", f"scenario {sid}") or Text("", ""),
-                    ctx.text(sd, "summary", f"scenario {sid}") or Text("", ""),
-                    sd.line,
-                )
+    top = ctx.mapping(data, 1, "scenarios.yaml") if data is not None else None
+    if top is None:
+        return scenarios
+    ctx.keys(top, {"scenarios"}, {"scenarios"}, "scenarios.yaml")
+    smap = ctx.mapping(top.get("scenarios"), top.line_of("scenarios"), "scenarios")
+    for sid, sval in (smap or {}).items():
+        sd = ctx.mapping(sval, smap.line_of(sid) if smap else 1, f"scenario {sid}")
+        if sd is None:
+            continue
+        ctx.keys(sd, {"title", "summary"}, {"title", "summary"}, f"scenario {sid}")
+        if not ID_RE.match(sid):
+            ctx.err(sd.line, f"scenario id {sid!r} must be lower-case letters, digits, '-' or '_'")
+        scenarios[sid] = Scenario(
+            sid,
+            ctx.text(sd, "title", f"scenario {sid}") or Text("", ""),
+            ctx.text(sd, "summary", f"scenario {sid}") or Text("", ""),
+            sd.line,
+        )
+    return scenarios
 
-    # questions: tree.yaml plus any questions/*.yaml
+
+def _load_questions(trees: Path, rel: Callable[[Path], str], problems: list[Problem]) -> tuple[str, dict[str, Question]]:
+    """``tree.yaml`` (the start and the trunk) plus every ``questions/*.yaml``."""
     start = ""
     questions: dict[str, Question] = {}
-    qfiles = [trees / "tree.yaml", *sorted((trees / "questions").glob("*.yaml"))]
-    for qf in qfiles:
+    for qf in [trees / "tree.yaml", *sorted((trees / "questions").glob("*.yaml"))]:
+        is_tree = qf.name == "tree.yaml"
         if not qf.exists():
-            if qf.name == "tree.yaml":
+            if is_tree:
                 problems.append(Problem(rel(qf), None, "missing: the tree's entry file"))
             continue
         ctx = _Ctx(rel(qf), problems)
         data = load_yaml(qf, rel(qf), problems)
-        if data is None:
-            continue
-        top = ctx.mapping(data, 1, qf.name)
+        top = ctx.mapping(data, 1, qf.name) if data is not None else None
         if top is None:
             continue
-        allowed = {"start", "questions"} if qf.name == "tree.yaml" else {"questions"}
-        ctx.keys(top, allowed, {"questions"} | ({"start"} if qf.name == "tree.yaml" else set()), qf.name)
-        if qf.name == "tree.yaml":
+        allowed = {"start", "questions"} if is_tree else {"questions"}
+        ctx.keys(top, allowed, {"questions"} | ({"start"} if is_tree else set()), qf.name)
+        if is_tree:
             start = str(top.get("start", ""))
         qmap = ctx.mapping(top.get("questions"), top.line_of("questions"), "questions")
         for qid, qval in (qmap or {}).items():
@@ -588,87 +612,87 @@ def load_kb(root: Path | str | None = None, strict: bool = True) -> tuple[Knowle
             q = _question(ctx, qid, qd, qline)
             if q:
                 questions[qid] = q
+    return start, questions
 
-    # leaves
+
+def _load_leaves(
+    trees: Path, rel: Callable[[Path], str], problems: list[Problem], questions: Mapping[str, Question]
+) -> dict[str, Leaf]:
     leaves: dict[str, Leaf] = {}
     for lf in sorted((trees / "leaves").glob("*.yaml")):
         ctx = _Ctx(rel(lf), problems)
         data = load_yaml(lf, rel(lf), problems)
-        if data is None:
-            continue
-        ld = ctx.mapping(data, 1, lf.name)
-        if ld is None:
-            continue
-        leaf = _leaf(ctx, ld, lf.stem)
-        if leaf is None:
+        ld = ctx.mapping(data, 1, lf.name) if data is not None else None
+        leaf = _leaf(ctx, ld, lf.stem) if ld is not None else None
+        if ld is None or leaf is None:
             continue
         if leaf.id in questions:
             ctx.err(ld.line, f"leaf id {leaf.id!r} is also a question id")
         leaves[leaf.id] = leaf
+    return leaves
 
-    # articles
+
+def _load_articles(base: Path, rel: Callable[[Path], str], problems: list[Problem]) -> dict[tuple[str, str, str], Article]:
     articles: dict[tuple[str, str, str], Article] = {}
     for lang in LANGS:
         for kind in ("leaves", "questions"):
-            folder = base / "content" / lang / kind
-            for md in sorted(folder.glob("*.md")):
+            for md in sorted((base / "content" / lang / kind).glob("*.md")):
                 art = _article(md, rel(md), kind, lang, problems)
                 if art:
                     articles[(kind, art.id, lang)] = art
-
-    kb = KnowledgeBase(start, scenarios, questions, leaves, articles, str(base))
-    _check_references(kb, problems)
-    # YAML aliases (a shared route list) would report the same problem once per use.
-    problems[:] = list(dict.fromkeys(problems))
-    if strict and any(p.severity == "error" for p in problems):
-        raise KBError(problems)
-    return kb, problems
+    return articles
 
 
 def _check_references(kb: KnowledgeBase, problems: list[Problem]) -> None:
     """References the engine relies on: routes, answers, scenario ids, fact names."""
-    from ..facts.catalog import CATALOG
-
     if kb.start and kb.node(kb.start) is None:
         problems.append(Problem("decision_trees/tree.yaml", 1, f"start node {kb.start!r} does not exist"))
     for q in kb.questions.values():
-        ctx = _Ctx(q.file, problems)
-        spec = CATALOG.get(q.fact)
-        if spec is None:
-            ctx.err(q.line, f"question {q.id}: fact {q.fact!r} is not in the fact catalog (oomwizard/facts/catalog.py)")
-        elif q.kind == "version" and spec.type != "version":
-            ctx.err(q.line, f"question {q.id}: a version question must set a version fact, {q.fact!r} is {spec.type}")
-        elif q.kind == "choice" and spec.type == "enum":
-            for c in q.choices:
-                if c.id not in spec.values and c.id != "unknown":
-                    ctx.err(c.line, f"question {q.id}: choice {c.id!r} is not a value of fact {q.fact!r} ({', '.join(spec.values)})")
-        ids = {c.id for c in q.choices}
-        if q.unknown is not None and q.kind == "choice" and q.unknown not in ids:
-            ctx.err(q.line, f"question {q.id}: 'unknown' names {q.unknown!r}, which is not a choice")
-        for rule in q.auto:
-            if q.kind == "choice" and rule.answer not in ids:
-                ctx.err(rule.line, f"question {q.id}: auto answer {rule.answer!r} is not a choice")
-        routes = [r for c in q.choices for r in c.routes] + list(q.routes)
-        for r in routes:
-            if kb.node(r.target) is None:
-                ctx.err(r.line, f"question {q.id}: goes to {r.target!r}, which is neither a question nor a leaf")
-        conds = [(r.condition, r.line) for r in routes if r.condition] + [(a.condition, a.line) for a in q.auto]
-        for cond, line in conds:
-            for name in sorted(cond.names()):
-                if name not in CATALOG:
-                    ctx.err(line or q.line, f"question {q.id}: condition {cond.source!r} uses unknown fact {name!r}")
+        _check_question_references(kb, q, _Ctx(q.file, problems))
     for leaf in kb.leaves.values():
-        ctx = _Ctx(leaf.file, problems)
-        if not leaf.scenarios:
-            ctx.err(leaf.line, f"leaf {leaf.id}: names no scenario")
-        for s in leaf.scenarios:
-            if s not in kb.scenarios:
-                ctx.err(leaf.line, f"leaf {leaf.id}: unknown scenario id {s!r} (see decision_trees/scenarios.yaml)")
-        for chk in leaf.checks:
-            if chk.auto and chk.auto.fact:
-                for name in sorted(chk.auto.fact.names()):
-                    if name not in CATALOG:
-                        ctx.err(chk.line, f"leaf {leaf.id}: check uses unknown fact {name!r}")
+        _check_leaf_references(kb, leaf, _Ctx(leaf.file, problems))
+
+
+def _check_question_references(kb: KnowledgeBase, q: Question, ctx: _Ctx) -> None:
+    from ..facts.catalog import CATALOG
+
+    spec = CATALOG.get(q.fact)
+    if spec is None:
+        ctx.err(q.line, f"question {q.id}: fact {q.fact!r} is not in the fact catalog (oomwizard/facts/catalog.py)")
+    elif q.kind == "version" and spec.type != "version":
+        ctx.err(q.line, f"question {q.id}: a version question must set a version fact, {q.fact!r} is {spec.type}")
+    elif q.kind == "choice" and spec.type == "enum":
+        for c in q.choices:
+            if c.id not in spec.values and c.id != "unknown":
+                ctx.err(c.line, f"question {q.id}: choice {c.id!r} is not a value of fact {q.fact!r} ({', '.join(spec.values)})")
+    ids = {c.id for c in q.choices}
+    if q.unknown is not None and q.kind == "choice" and q.unknown not in ids:
+        ctx.err(q.line, f"question {q.id}: 'unknown' names {q.unknown!r}, which is not a choice")
+    for rule in q.auto:
+        if q.kind == "choice" and rule.answer not in ids:
+            ctx.err(rule.line, f"question {q.id}: auto answer {rule.answer!r} is not a choice")
+    routes = [r for c in q.choices for r in c.routes] + list(q.routes)
+    for r in routes:
+        if kb.node(r.target) is None:
+            ctx.err(r.line, f"question {q.id}: goes to {r.target!r}, which is neither a question nor a leaf")
+    conds = [(r.condition, r.line) for r in routes if r.condition] + [(a.condition, a.line) for a in q.auto]
+    for cond, line in conds:
+        for name in sorted(n for n in cond.names() if n not in CATALOG):
+            ctx.err(line or q.line, f"question {q.id}: condition {cond.source!r} uses unknown fact {name!r}")
+
+
+def _check_leaf_references(kb: KnowledgeBase, leaf: Leaf, ctx: _Ctx) -> None:
+    from ..facts.catalog import CATALOG
+
+    if not leaf.scenarios:
+        ctx.err(leaf.line, f"leaf {leaf.id}: names no scenario")
+    for s in leaf.scenarios:
+        if s not in kb.scenarios:
+            ctx.err(leaf.line, f"leaf {leaf.id}: unknown scenario id {s!r} (see decision_trees/scenarios.yaml)")
+    for chk in leaf.checks:
+        if chk.auto and chk.auto.fact:
+            for name in sorted(n for n in chk.auto.fact.names() if n not in CATALOG):
+                ctx.err(chk.line, f"leaf {leaf.id}: check uses unknown fact {name!r}")
 
 
 @lru_cache(maxsize=4)
