@@ -6,6 +6,7 @@ Detection, the log reader, the decision tree's conditions, the command templates
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -235,6 +236,35 @@ def parse_size(text: str) -> int:
     return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
 
 
+def _to_bool(spec: FactSpec, raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    s = str(raw).strip().lower()
+    if s in _TRUE:
+        return True
+    if s in _FALSE:
+        return False
+    raise FactValueError(f"{spec.name}: expected yes/no, got {raw!r}")
+
+
+def _to_enum(spec: FactSpec, raw: Any) -> str:
+    s = str(raw).strip()
+    if s not in spec.values:
+        raise FactValueError(f"{spec.name}: expected one of {', '.join(spec.values)}, got {raw!r}")
+    return s
+
+
+_CONVERT: dict[str, Callable[[FactSpec, Any], Any]] = {
+    "version": lambda spec, raw: Version.parse(str(raw)),
+    "bool": _to_bool,
+    "int": lambda spec, raw: int(str(raw).replace(",", "").replace("_", "")),
+    "float": lambda spec, raw: float(str(raw)),
+    "bytes": lambda spec, raw: raw if isinstance(raw, int) else parse_size(str(raw)),
+    "enum": _to_enum,
+    "list": lambda spec, raw: list(raw) if isinstance(raw, (list, tuple)) else [x.strip() for x in str(raw).split(",")],
+}
+
+
 def coerce(name: str, raw: Any) -> Any:
     """Turn a user-typed or JSON value into the fact's type; raises :class:`FactValueError`."""
     spec = CATALOG.get(name)
@@ -242,34 +272,12 @@ def coerce(name: str, raw: Any) -> Any:
         raise FactValueError(f"unknown fact {name!r}")
     if raw is None:
         return None
-    t = spec.type
-    try:
-        if t == "version":
-            return Version.parse(str(raw))
-        if t == "bool":
-            if isinstance(raw, bool):
-                return raw
-            s = str(raw).strip().lower()
-            if s in _TRUE:
-                return True
-            if s in _FALSE:
-                return False
-            raise FactValueError(f"{name}: expected yes/no, got {raw!r}")
-        if t == "int":
-            return int(str(raw).replace(",", "").replace("_", ""))
-        if t == "float":
-            return float(str(raw))
-        if t == "bytes":
-            return raw if isinstance(raw, int) else parse_size(str(raw))
-        if t == "enum":
-            s = str(raw).strip()
-            if s not in spec.values:
-                raise FactValueError(f"{name}: expected one of {', '.join(spec.values)}, got {raw!r}")
-            return s
-        if t == "list":
-            return list(raw) if isinstance(raw, (list, tuple)) else [x.strip() for x in str(raw).split(",")]
+    convert = _CONVERT.get(spec.type)
+    if convert is None:
         return str(raw)
+    try:
+        return convert(spec, raw)
+    except FactValueError:
+        raise
     except (ValueError, VersionError) as e:
-        if isinstance(e, FactValueError):
-            raise
         raise FactValueError(f"{name}: {e}") from e
