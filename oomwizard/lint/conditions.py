@@ -9,9 +9,10 @@ fact, a well-formed and non-empty version range for a version.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..expr import BoolOp, Compare, Condition, ListLit, Literal, Name, Node, Not
-from ..facts.catalog import CATALOG
+from ..facts.catalog import CATALOG, FactSpec
 from ..kb.model import KnowledgeBase
 from ..versions import Version, VersionError, VersionSpec
 
@@ -105,23 +106,30 @@ def _compare_problems(
         yield "warning", f"condition {src!r}: a value 'in' the fact {fact!r} is a substring test; compare with == instead"
         return
     range_text = other.value if op == "in" and isinstance(other, Literal) and isinstance(other.value, str) else None
-    is_range = range_text is not None
     if spec.type == "version":
-        if range_text is not None:
-            _, why = parse_range(range_text)
-            if why:
-                yield "error", f"condition {src!r}: {why}"
-            return
-        for v in _literals(other):
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                yield "error", f"condition {src!r}: quote versions ({fact} {op} \"{v}\"); as a number 0.10 reads as 0.1"
-            elif not isinstance(v, str) or Version.try_parse(v) is None:
-                yield "error", f"condition {src!r}: {v!r} is not a version"
-        return
-    if is_range:
+        yield from _version_problems(fact, op, other, range_text, src)
+    elif range_text is not None:
         yield "warning", f"condition {src!r}: {fact!r} is not a version, so 'in \"…\"' is a substring test; use a list"
+    else:
+        yield from _value_problems(spec, _literals(other), src, domains)
+
+
+def _version_problems(fact: str, op: str, other: Literal | ListLit, range_text: str | None, src: str) -> Iterator[tuple[str, str]]:
+    if range_text is not None:
+        _, why = parse_range(range_text)
+        if why:
+            yield "error", f"condition {src!r}: {why}"
         return
-    values = _literals(other)
+    for v in _literals(other):
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            yield "error", f"condition {src!r}: quote versions ({fact} {op} \"{v}\"); as a number 0.10 reads as 0.1"
+        elif not isinstance(v, str) or Version.try_parse(v) is None:
+            yield "error", f"condition {src!r}: {v!r} is not a version"
+
+
+def _value_problems(spec: FactSpec, values: list[Any], src: str, domains: dict[str, set[str]]) -> Iterator[tuple[str, str]]:
+    """Literal values a fact of this type can never equal."""
+    fact = spec.name
     if spec.type == "bool":
         for v in values:
             if not isinstance(v, bool):
