@@ -83,39 +83,7 @@ def _gpu_lines(data: Mapping[str, Any], lang: str) -> list[str]:
     unk = _t("unknown", lang)
     out.append("  " + _t("driver", lang, d=nv.get("driver_version") or unk, c=nv.get("cuda_driver_version") or unk, n=nv.get("library_version") or unk))
     for g in data.get("gpus") or []:
-        if g.get("error"):
-            out.append(f"  {g['index']}  {printable(str(g['error']))}")
-            continue
-        arch = f"{g.get('sm')} ({g.get('arch')}, cc {g.get('cc')})" if g.get("cc") else ""
-        out.append(f"  {g['index']}  {g.get('name') or '?'}  {arch}  {g.get('pci_bus_id') or ''}".rstrip())
-        mem = g.get("memory")
-        if mem:
-            line = _t("mem", lang, total=gib(mem["total"]), used=gib(mem["used"]), free=gib(mem["free"]))
-            if mem.get("reserved"):
-                line += _t("reserved", lang, r=gib(mem["reserved"]))
-            if mem.get("version") == "v1":
-                line += _t("v1", lang)
-            out.append("     " + line)
-        mig = g.get("mig") or {}
-        if mig.get("enabled"):
-            out.append("     " + _t("mig", lang, n=len(mig.get("devices") or [])))
-            for m in mig.get("devices") or []:
-                mm = m.get("memory") or {}
-                out.append(f"       {m.get('uuid')}  {gib(mm.get('total'))}, {gib(mm.get('free'))} free")
-        procs = g.get("processes") or []
-        if not procs:
-            out.append("     " + _t("procs_none", lang))
-        for p in procs:
-            name = printable(str(p.get("name") or "?"))
-            if not p.get("visible", True):
-                name += " " + _t("proc_hidden", lang)
-            line = _t("proc", lang, pid=p["pid"], name=name, mem=gib(p.get("used_bytes")))
-            owner = p.get("owner") or {}
-            if "server" in owner:
-                line += f"  [{_t('owner_server', lang, pid=owner['server'], role=owner.get('role'))}]"
-            elif owner.get("leftover"):
-                line += f"  [{_t('owner_leftover', lang, role=owner.get('role'))}]"
-            out.append("     " + line)
+        out.extend(_one_gpu(g, lang))
     vis = data.get("visible")
     if vis is not None:
         ids = ", ".join(str(i) for i in vis.get("indices") or []) or _t("visible_none", lang)
@@ -125,6 +93,46 @@ def _gpu_lines(data: Mapping[str, Any], lang: str) -> list[str]:
     if pairs:
         out.append(f"  {_t('links', lang)}: " + ", ".join(f"{p['a']}-{p['b']} {p['link']}" for p in pairs[:28]))
     return out
+
+
+def _one_gpu(g: Mapping[str, Any], lang: str) -> list[str]:
+    """One GPU of the report: name and architecture, memory, MIG slices, its processes."""
+    if g.get("error"):
+        return [f"  {g['index']}  {printable(str(g['error']))}"]
+    arch = f"{g.get('sm')} ({g.get('arch')}, cc {g.get('cc')})" if g.get("cc") else ""
+    out = [f"  {g['index']}  {g.get('name') or '?'}  {arch}  {g.get('pci_bus_id') or ''}".rstrip()]
+    mem = g.get("memory")
+    if mem:
+        line = _t("mem", lang, total=gib(mem["total"]), used=gib(mem["used"]), free=gib(mem["free"]))
+        if mem.get("reserved"):
+            line += _t("reserved", lang, r=gib(mem["reserved"]))
+        if mem.get("version") == "v1":
+            line += _t("v1", lang)
+        out.append("     " + line)
+    mig = g.get("mig") or {}
+    if mig.get("enabled"):
+        out.append("     " + _t("mig", lang, n=len(mig.get("devices") or [])))
+        for m in mig.get("devices") or []:
+            mm = m.get("memory") or {}
+            out.append(f"       {m.get('uuid')}  {gib(mm.get('total'))}, {gib(mm.get('free'))} free")
+    procs = g.get("processes") or []
+    if not procs:
+        out.append("     " + _t("procs_none", lang))
+    out.extend("     " + _process_line(p, lang) for p in procs)
+    return out
+
+
+def _process_line(p: Mapping[str, Any], lang: str) -> str:
+    name = printable(str(p.get("name") or "?"))
+    if not p.get("visible", True):
+        name += " " + _t("proc_hidden", lang)
+    line = _t("proc", lang, pid=p["pid"], name=name, mem=gib(p.get("used_bytes")))
+    owner = p.get("owner") or {}
+    if "server" in owner:
+        line += f"  [{_t('owner_server', lang, pid=owner['server'], role=owner.get('role'))}]"
+    elif owner.get("leftover"):
+        line += f"  [{_t('owner_leftover', lang, role=owner.get('role'))}]"
+    return line
 
 
 def _version_line(section: Mapping[str, Any], lang: str) -> str:
