@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..advice.commands import ALIASES
@@ -172,6 +172,15 @@ def _check_variant(ctx: LintContext, leaf: Leaf, fix: Fix, index: int, v: Varian
         return
     _check_overlap(ctx, leaf, fix, index, v, releases, line("versions"))
 
+    _check_flags(ctx, f, what, v, releases, where, line)
+    _check_env(ctx, f, what, v, releases, where, line)
+    _check_placeholders(ctx, f, what, v, line)
+
+
+def _check_flags(
+    ctx: LintContext, f: str, what: str, v: Variant, releases: list[Release], where: str, line: Callable[..., int]
+) -> None:
+    """Every flag a variant sets, removes or runs exists, with a valid value, in each release it names."""
     uses = [FlagUse(name, value, line("flags", name)) for name, value in v.flags]
     uses += [FlagUse(name, None, line("remove_flags", name)) for name in v.remove_flags]
     for i, cmd in enumerate(v.shell):
@@ -183,6 +192,11 @@ def _check_variant(ctx: LintContext, leaf: Leaf, fix: Fix, index: int, v: Varian
             for msg in value_problems(use.flag, use.value, releases):
                 ctx.error(f, use.line, f"{what}: {msg}")
 
+
+def _check_env(
+    ctx: LintContext, f: str, what: str, v: Variant, releases: list[Release], where: str, line: Callable[..., int]
+) -> None:
+    """Every variable a variant sets or unsets (also inside its shell lines) exists in those releases."""
     envs = [(name, line("env", name), False) for name, _ in v.env]
     envs += [(name, line("unset_env", name), True) for name in v.unset_env]
     for i, cmd in enumerate(v.shell):
@@ -196,6 +210,8 @@ def _check_variant(ctx: LintContext, leaf: Leaf, fix: Fix, index: int, v: Varian
         for severity, msg in env_problems(name, releases, where, unsetting):
             ctx.report(severity, f, at, f"{what}: {msg}")
 
+
+def _check_placeholders(ctx: LintContext, f: str, what: str, v: Variant, line: Callable[..., int]) -> None:
     templates = [(value, line("flags", name)) for name, value in v.flags if value is not None]
     templates += [(value, line("env", name)) for name, value in v.env]
     templates += [(cmd, line("shell", i)) for i, cmd in enumerate(v.shell)]
