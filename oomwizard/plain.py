@@ -156,7 +156,7 @@ class PlainWizard:
         if self.diagnosis is not None:
             facts.update(self.diagnosis.facts)
         facts.update(self.opts.overrides)
-        self.session.facts = facts
+        self.session.replace_facts(facts)
         return None
 
     # --- prompts -------------------------------------------------------------------------------

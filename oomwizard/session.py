@@ -60,8 +60,14 @@ class Session:
         return self.current()
 
     def add_facts(self, facts: FactSet) -> Ask | Done:
+        """Facts learnt later (a late detection) join the ones known; the answers stay."""
         self.facts.update(facts)
         return self.current()
+
+    def replace_facts(self, facts: FactSet) -> None:
+        """All facts anew (another log read, a machine replayed): what the old ones said is gone,
+        the answers stay and the walk continues from where the new facts lead."""
+        self.facts = facts
 
     def override(self, name: str, raw: str) -> Fact:
         """The user corrects a fact; raises ``FactValueError`` for a value of the wrong type."""

@@ -202,3 +202,19 @@ def test_session_override_checks_the_type(kb: KnowledgeBase) -> None:
     s.answer("symptom", "alpha")
     step = s.current()
     assert isinstance(step, Ask) and step.suggestion is not None and step.suggestion.answer == "0.15.0"
+
+
+def test_replaced_facts_drop_what_the_old_ones_said_and_keep_the_answers() -> None:
+    from oomwizard.facts.model import Fact, FactSet
+    from oomwizard.kb.loader import get_kb
+    from oomwizard.session import Session
+    from oomwizard.versions import Version
+
+    kb = get_kb()
+    s = Session(kb, FactSet.of([Fact("vllm_version", Version.parse("0.11.0"), "log"), Fact("gpu_arch", "hopper", "nvml")]))
+    s.answer(kb.start, "unknown")
+    s.replace_facts(FactSet.of([Fact("gpu_arch", "ampere", "nvml")]))
+    assert s.facts.value("gpu_arch") == "ampere" and s.facts.get("vllm_version") is None
+    assert kb.start in s.answers
+    s.add_facts(FactSet.of([Fact("vllm_version", Version.parse("0.12.0"), "log")]))
+    assert s.facts.value("gpu_arch") == "ampere" and str(s.facts.value("vllm_version")) == "0.12.0"

@@ -165,7 +165,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         if self.log_state.diagnosis is not None:
             facts.update(self.log_state.diagnosis.facts)
         facts.update(self.user_facts)
-        self.session.facts = facts
+        self.session.replace_facts(facts)
 
     def _broadcast(self) -> None:
         for screen in self.screen_stack:
