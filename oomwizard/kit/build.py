@@ -34,9 +34,9 @@ MSG: dict[str, Text] = {
     "wheel": Text("the oomwizard wheel: {how}", "oomwizard 的 wheel：{how}"),
     "download": Text("fetching the wheels for {target} …", "正在获取 {target} 的 wheel …"),
     "no_index": Text(
-        "pip cannot reach a package index, so the wheels cannot be fetched. Build kits on a machine "
-        "with network (or a reachable mirror: PIP_INDEX_URL), then carry the folder to the offline one. pip said:",
-        "pip 无法连接软件包索引，因此无法获取 wheel。请在联网的机器上（或可访问的镜像：PIP_INDEX_URL）构建工具包，"
+        "pip cannot reach a package index, so the wheels cannot be fetched: kits are built on a connected "
+        "machine (or one that reaches a mirror: PIP_INDEX_URL) and carried to the offline one. pip said:",
+        "pip 无法连接软件包索引，因此无法获取 wheel：工具包要在联网的机器上（或能访问镜像的机器上：PIP_INDEX_URL）构建，"
         "再把文件夹带到离线机器上。pip 的输出：",
     ),
     "no_wheels": Text(
@@ -109,7 +109,7 @@ def _assemble(stage: Path, chosen: list[Target], pyz: bool, lang: str, kb_loader
     except WheelError as e:
         print(f"oomwizard: {e}", file=sys.stderr)
         return Exit.ERROR
-    _say(lang, "wheel", how=how)
+    _say(lang, "wheel", how=how(lang))
     for target in chosen:
         _say(lang, "download", target=target.label)
         result = download(str(wheel), target, str(wheels))

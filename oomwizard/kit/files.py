@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from ..i18n import Text
 from .targets import Target
 
 SUMS = "SHA256SUMS"
@@ -32,7 +33,7 @@ def sha256sums(root: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def readme(version: str, targets: list[Target], wheel_origin: str, wheels: list[str], pyz: str | None) -> str:
+def readme(version: str, targets: list[Target], wheel_origin: Text, wheels: list[str], pyz: str | None) -> str:
     pythons = ", ".join(dict.fromkeys(t.python for t in targets))
     table = "\n".join(f"| {t.python} | {t.platform} |" for t in targets)
     pyz_en = pyz_zh = ""
@@ -81,7 +82,7 @@ The knowledge base, as web pages for a browser: `docs/index.html`.
 {pyz_en}
 ## Contents
 
-- `wheels/`: {len(wheels)} wheels; the oomwizard wheel was {wheel_origin}.
+- `wheels/`: {len(wheels)} wheels; the oomwizard wheel was {wheel_origin.en}.
 - `docs/`: the knowledge base (`oomwizard export --format html`).
 - `install.sh`, `TARGETS`, `SHA256SUMS`, this README.
 
@@ -124,13 +125,8 @@ PYTHON=python3.11 sh install.sh    # 指定解释器
 {pyz_zh}
 ## 内容
 
-- `wheels/`：{len(wheels)} 个 wheel；oomwizard 的 wheel {_origin_zh(wheel_origin)}。
+- `wheels/`：{len(wheels)} 个 wheel；oomwizard 的 wheel {wheel_origin.zh}。
 - `docs/`：知识库（`oomwizard export --format html`）。
 - `install.sh`、`TARGETS`、`SHA256SUMS` 和本说明。
 """
 
-
-def _origin_zh(origin: str) -> str:
-    if origin.startswith("built from the source tree"):
-        return "由源码树构建"
-    return "由已安装的文件重新打包（每个文件都按 RECORD 中的哈希校验）"

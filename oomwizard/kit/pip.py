@@ -13,7 +13,9 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from .targets import Target
 
@@ -42,11 +44,13 @@ _NETWORK = re.compile(
 class PipResult:
     returncode: int
     output: str
+    log: str = ""
+    """pip's ``--log``: at debug level, where pip notes an index it could not fetch."""
 
     @property
     def unreachable(self) -> bool:
-        """pip failed and said it could not reach the index (rather than: no such wheel)."""
-        return self.returncode != 0 and bool(_NETWORK.search(self.output))
+        """pip failed and could not reach an index (rather than: the index has no such wheel)."""
+        return self.returncode != 0 and bool(_NETWORK.search(self.output) or _NETWORK.search(self.log))
 
     def tail(self, lines: int = 12) -> str:
         keep = [ln for ln in self.output.splitlines() if ln.strip() and "is ignored: it is neither" not in ln]
@@ -57,12 +61,15 @@ def run_pip(args: list[str], target: Target | None = None, python: str | None = 
     """``python -m pip ARGS`` (with the target's markers when given); never raises on pip's failure."""
     py = python or sys.executable
     env_json = json.dumps(target.marker_environment() if target else {})
-    cmd = [py, "-c", SHIM, env_json, *args]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL)
-    except OSError as e:
-        return PipResult(127, f"cannot run {py}: {e}")
-    return PipResult(proc.returncode, proc.stdout + proc.stderr)
+    with tempfile.TemporaryDirectory(prefix="oomwizard-pip-") as tmp:
+        log = Path(tmp) / "pip.log"
+        cmd = [py, "-c", SHIM, env_json, *args, "--log", str(log)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL)
+        except OSError as e:
+            return PipResult(127, f"cannot run {py}: {e}")
+        text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+    return PipResult(proc.returncode, proc.stdout + proc.stderr, text[-200_000:])
 
 
 def download(requirement: str, target: Target, dest: str) -> PipResult:

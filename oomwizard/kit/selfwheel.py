@@ -24,6 +24,7 @@ from pathlib import Path
 import oomwizard
 
 from .. import __version__
+from ..i18n import Text
 
 INSTALLER_FILES = {"INSTALLER", "REQUESTED", "RECORD", "direct_url.json"}
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -44,13 +45,16 @@ def source_tree() -> Path | None:
     return root if 'name = "oomwizard"' in text and (root / "decision_trees").is_dir() else None
 
 
-def make_wheel(dest: Path) -> tuple[Path, str]:
+def make_wheel(dest: Path) -> tuple[Path, Text]:
     """The wheel, in ``dest``, and how it was made (for the kit's README and the log)."""
     dest.mkdir(parents=True, exist_ok=True)
     tree = source_tree()
     if tree is not None:
-        return build_from_tree(tree, dest), f"built from the source tree {tree}"
-    return rebuild_installed(dest), "rebuilt from the installed files, each checked against its RECORD hash"
+        return build_from_tree(tree, dest), Text("built from its source tree (pip wheel)", "由源码树构建（pip wheel）")
+    return rebuild_installed(dest), Text(
+        "rebuilt from the installed files, each checked against its RECORD hash",
+        "由已安装的文件重新打包（每个文件都按 RECORD 中的哈希校验）",
+    )
 
 
 def build_from_tree(tree: Path, dest: Path) -> Path:
