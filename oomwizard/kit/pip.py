@@ -10,6 +10,7 @@ choosing and downloading are pip's own.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -57,7 +58,8 @@ class PipResult:
         return "\n".join(keep[-lines:])
 
 
-def run_pip(args: list[str], target: Target | None = None, python: str | None = None) -> PipResult:
+def run_pip(args: list[str], target: Target | None = None, python: str | None = None,
+            env: dict[str, str] | None = None) -> PipResult:
     """``python -m pip ARGS`` (with the target's markers when given); never raises on pip's failure."""
     py = python or sys.executable
     env_json = json.dumps(target.marker_environment() if target else {})
@@ -65,7 +67,8 @@ def run_pip(args: list[str], target: Target | None = None, python: str | None = 
         log = Path(tmp) / "pip.log"
         cmd = [py, "-c", SHIM, env_json, *args, "--log", str(log)]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL)
+            proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL,
+                                  env=None if env is None else {**os.environ, **env})
         except OSError as e:
             return PipResult(127, f"cannot run {py}: {e}")
         text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
@@ -83,4 +86,4 @@ def install_target(requirement: str, target: Target, dest: str, find_links: str)
     from the kit's own wheels only."""
     return run_pip(["install", "--disable-pip-version-check", "--isolated", "--no-index", "--find-links", find_links,
                     "--no-compile", "--no-warn-script-location", *target.pip_args(), "--target", dest, requirement],
-                   target)
+                   target, env={"PIP_CONFIG_FILE": os.devnull})  # this machine's pip.conf has no say here

@@ -56,6 +56,12 @@ def build_pyz(out: Path, target: Target, wheels: Path, version: str, work: Path)
         # Byte-code that stays valid whatever time stamps the unpacked files get.
         compileall.compile_dir(str(site), quiet=1, workers=1,
                                invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    write_archive(out, site, target, version)
+    return None
+
+
+def write_archive(out: Path, site: Path, target: Target, version: str) -> str:
+    """``out`` from the ``site`` folder; returns the payload's sha256 (the cache folder's name)."""
     payload = _payload(site)
     digest = hashlib.sha256(payload).hexdigest()
     tmp = out.with_name(out.name + ".part")
@@ -70,5 +76,4 @@ def build_pyz(out: Path, target: Target, wheels: Path, version: str, work: Path)
             zf.writestr(inner, payload)
     tmp.chmod(0o755)
     os.replace(tmp, out)
-    return None
-
+    return digest
