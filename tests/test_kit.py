@@ -346,3 +346,19 @@ def test_rewritten_wheel_record_matches_its_files(tmp_path: Path) -> None:
             want = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
             assert digest == f"sha256={want}" and int(size) == len(data)
     assert json.dumps(record)
+
+
+def test_install_sh_checks_the_sums_with_python_where_sha256sum_is_missing(tmp_path: Path) -> None:
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for tool in ("dirname", "awk", "grep", "ls"):
+        found = shutil.which(tool)
+        assert found, tool
+        (bindir / tool).symlink_to(found)
+    other = next(p for p in PYTHONS if p != HERE)
+    kit = _fake_kit(tmp_path / "kit", pythons=(other,))
+    r = _install(kit, tmp_path / "venv", PATH=str(bindir))
+    assert "checksums: OK" in r.stderr and "no wheels for" in r.stderr, r.stderr  # got past the sums, then stopped
+    (kit / "TARGETS").write_text("tampered\n", encoding="utf-8")
+    r = _install(kit, tmp_path / "venv", PATH=str(bindir))
+    assert r.returncode == 1 and "TARGETS: FAILED" in r.stderr and "damaged or incomplete" in r.stderr

@@ -1,9 +1,9 @@
 """``oomwizard kit DIR``: everything an air-gapped machine needs to install and read oomwizard.
 
 Kits are built on a connected machine and carried over. The folder is assembled in a private
-temporary folder beside ``DIR`` and moved in only when complete, so a failed build (no index, no
-wheel for a target) leaves ``DIR`` as it was; a rebuild replaces an earlier kit's files and
-nothing else.
+temporary folder (in ``DIR``, or beside it when it does not exist yet) and moved in only when
+complete, so a failed build (no index, no wheel for a target) leaves ``DIR`` as it was; a rebuild
+replaces an earlier kit's files and nothing else.
 """
 
 from __future__ import annotations
@@ -83,8 +83,11 @@ def build_kit(out: str | Path, pythons: list[str] | None, platforms: list[str] |
         _say(lang, "not_empty", dir=dest)
         return Exit.ERROR
     try:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=".oomwizard-kit-", dir=dest.parent))
+        # Staged on the same file system, so the last step is renames; inside DIR when it exists
+        # (a USB stick's mount point may be the only place one can write).
+        where = dest if dest.is_dir() else dest.parent
+        where.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=".oomwizard-kit-", dir=where))
     except OSError as e:
         _say(lang, "cannot_write", dir=dest, error=e)
         return Exit.ERROR
