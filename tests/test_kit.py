@@ -362,3 +362,14 @@ def test_install_sh_checks_the_sums_with_python_where_sha256sum_is_missing(tmp_p
     (kit / "TARGETS").write_text("tampered\n", encoding="utf-8")
     r = _install(kit, tmp_path / "venv", PATH=str(bindir))
     assert r.returncode == 1 and "TARGETS: FAILED" in r.stderr and "damaged or incomplete" in r.stderr
+
+
+def test_a_python_without_pip_is_told_how_to_get_it(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pip" else real(name, *a))
+    code, err = _kit([str(tmp_path / "kit"), "--platform", "manylinux_2_28_x86_64"], capsys)
+    assert code == Exit.ERROR and "ensurepip" in err
+    assert not (tmp_path / "kit").exists()

@@ -8,6 +8,7 @@ replaces an earlier kit's files and nothing else.
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import sys
 import tempfile
@@ -31,6 +32,10 @@ MSG: dict[str, Text] = {
     "not_folder": Text("{dir} exists and is not a folder", "{dir} 已存在且不是文件夹"),
     "not_empty": Text("{dir} is not empty and holds no earlier kit; pass --force to write into it anyway",
                       "{dir} 不为空且不是之前生成的工具包；如仍要写入，请加 --force"),
+    "no_pip": Text("kits are fetched by pip, and this Python ({python}) has none; install it "
+                   "(`{python} -m ensurepip`) or run oomwizard from an environment with pip",
+                   "工具包由 pip 获取，而此 Python（{python}）没有 pip；请安装它（`{python} -m ensurepip`），"
+                   "或在装有 pip 的环境中运行 oomwizard"),
     "wheel": Text("the oomwizard wheel: {how}", "oomwizard 的 wheel：{how}"),
     "download": Text("fetching the wheels for {target} …", "正在获取 {target} 的 wheel …"),
     "no_index": Text(
@@ -75,6 +80,9 @@ def build_kit(out: str | Path, pythons: list[str] | None, platforms: list[str] |
     except TargetError as e:
         print(f"oomwizard: {e}", file=sys.stderr)
         return Exit.USAGE
+    if importlib.util.find_spec("pip") is None:
+        _say(lang, "no_pip", python=sys.executable)
+        return Exit.ERROR
     dest = Path(out)
     if dest.exists() and not dest.is_dir():
         _say(lang, "not_folder", dir=dest)
