@@ -167,3 +167,59 @@ def test_an_installed_copy_rebuilds_its_own_wheel(kit: Path, venv: Path, offline
         f.write("\n# edited after install\n")
     r = offline([str(venv / "bin" / "python"), "-c", code, str(tmp_path / "again")])
     assert r.returncode == 3 and "oomwizard/render/export.py was changed after oomwizard was installed" in r.stdout
+
+
+def _other_python() -> tuple[str, str] | None:
+    """Another supported CPython on this machine (on PATH or under pyenv), preferring the oldest."""
+    from oomwizard.kit.targets import PYTHONS
+
+    roots = sorted(Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"), "versions").glob("3.*/bin"))
+    for version in PYTHONS:
+        if version == HERE:
+            continue
+        for cand in [shutil.which(f"python{version}"), *(str(r / f"python{version}") for r in roots)]:
+            if cand and os.access(cand, os.X_OK):
+                r = subprocess.run([cand, "-c", "import sys, venv, ensurepip; print('%d.%d' % sys.version_info[:2])"],
+                                   capture_output=True, text=True)
+                if r.returncode == 0 and r.stdout.strip() == version:
+                    return version, cand
+    return None
+
+
+def test_a_kit_for_another_python_and_arch_is_complete_and_installs_offline(
+        offline, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Built here for another Python (its own markers and wheels) and for aarch64: that Python
+    installs it with the network cut and gives the same diagnosis; pip lays out the aarch64 target
+    from the kit alone, hyperscan included."""
+    other = _other_python()
+    if other is None:
+        pytest.skip("no other supported CPython on this machine")
+    version, python = other
+    from oomwizard.kit.pip import install_target
+    from oomwizard.kit.targets import Target, this_platform
+
+    kit = tmp_path / "kit"
+    r = subprocess.run([sys.executable, "-m", "oomwizard", "kit", str(kit), "--python", version,
+                        "--platform", this_platform(), "manylinux_2_28_aarch64"],
+                       capture_output=True, text=True, timeout=500, env={**os.environ, "PYTHONPATH": str(REPO)})
+    if r.returncode == Exit.NO_INDEX:
+        pytest.skip("no package index is reachable from this machine:\n" + r.stderr[-800:])
+    assert r.returncode == 0, r.stderr[-3000:]
+    abi = "cp" + version.replace(".", "")
+    wheels = [p.name for p in (kit / "wheels").glob("*.whl")]
+    for dist in ("numpy-", "hyperscan-", "google_re2-", "pyyaml-"):
+        for arch in ("aarch64", os.uname().machine):
+            assert [w for w in wheels if w.lower().startswith(dist) and f"-{abi}-" in w and arch in w], (dist, arch)
+    layout = install_target(f"oomwizard=={__version__}", Target(version, 28, "aarch64"), str(tmp_path / "arm"),
+                            str(kit / "wheels"))
+    assert layout.returncode == 0, layout.tail(20)
+    assert (tmp_path / "arm" / "hyperscan").is_dir() and (tmp_path / "arm" / "oomwizard" / "cli.py").is_file()
+    venv = tmp_path / "venv"
+    inst = offline(["sh", str(kit / "install.sh"), str(venv)], PYTHON=python)
+    assert inst.returncode == 0, inst.stderr[-3000:]
+    assert inst.stdout.strip() == f"oomwizard {__version__}"
+    d = offline([str(venv / "bin" / "oomwizard"), "diagnose", str(DEMO), "--format", "json"])
+    assert d.returncode == 0, d.stderr
+    _same_diagnosis(d.stdout, _reference())
+    here = offline(["sh", str(kit / "install.sh"), str(tmp_path / "venv-here")], PYTHON=sys.executable)
+    assert here.returncode == 1 and f"no wheels for cpython {HERE}" in here.stderr
