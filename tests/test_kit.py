@@ -373,3 +373,27 @@ def test_a_python_without_pip_is_told_how_to_get_it(tmp_path: Path, capsys: pyte
     code, err = _kit([str(tmp_path / "kit"), "--platform", "manylinux_2_28_x86_64"], capsys)
     assert code == Exit.ERROR and "ensurepip" in err
     assert not (tmp_path / "kit").exists()
+
+
+def test_refusals_speak_chinese_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = _kit([str(tmp_path / "kit"), "--platform", "win_amd64", "--lang", "zh"], capsys)
+    assert code == Exit.USAGE and "不支持的平台 'win_amd64'" in err
+    code, err = _kit([str(tmp_path / "kit"), "--python", "3.9", "--lang", "zh"], capsys)
+    assert code == Exit.USAGE and "不支持的 Python 版本 '3.9'" in err
+
+
+def test_a_staging_folder_left_by_a_killed_build_does_not_block_the_next(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".oomwizard-kit-abc123").mkdir()
+    import oomwizard.kit.build as build
+
+    seen: list[Path] = []
+
+    def stop(stage: Path, *a: object) -> int:
+        seen.append(stage)
+        return Exit.ERROR
+
+    monkeypatch.setattr(build, "_assemble", stop)
+    code, err = _kit([str(tmp_path), "--platform", "manylinux_2_28_x86_64"], capsys)
+    assert code == Exit.ERROR and "not empty" not in err
+    assert seen and seen[0].parent == tmp_path and not seen[0].exists()

@@ -36,6 +36,7 @@ MSG: dict[str, Text] = {
                    "(`{python} -m ensurepip`) or run oomwizard from an environment with pip",
                    "工具包由 pip 获取，而此 Python（{python}）没有 pip；请安装它（`{python} -m ensurepip`），"
                    "或在装有 pip 的环境中运行 oomwizard"),
+    "wheel_failed": Text("cannot make the oomwizard wheel: {error}", "无法生成 oomwizard 的 wheel：{error}"),
     "wheel": Text("the oomwizard wheel: {how}", "oomwizard 的 wheel：{how}"),
     "download": Text("fetching the wheels for {target} …", "正在获取 {target} 的 wheel …"),
     "no_index": Text(
@@ -78,7 +79,7 @@ def build_kit(out: str | Path, pythons: list[str] | None, platforms: list[str] |
     try:
         chosen = targets(pythons, platforms)
     except TargetError as e:
-        print(f"oomwizard: {e}", file=sys.stderr)
+        print(f"oomwizard: {e.text(lang)}", file=sys.stderr)
         return Exit.USAGE
     if importlib.util.find_spec("pip") is None:
         _say(lang, "no_pip", python=sys.executable)
@@ -87,7 +88,9 @@ def build_kit(out: str | Path, pythons: list[str] | None, platforms: list[str] |
     if dest.exists() and not dest.is_dir():
         _say(lang, "not_folder", dir=dest)
         return Exit.USAGE
-    if not force and dest.is_dir() and any(dest.iterdir()) and not (dest / MARKER).exists():
+    # A staging folder a killed build left behind does not make DIR someone else's.
+    if not force and dest.is_dir() and not (dest / MARKER).exists() and any(
+            not p.name.startswith(".oomwizard-kit-") for p in dest.iterdir()):
         _say(lang, "not_empty", dir=dest)
         return Exit.ERROR
     try:
@@ -118,7 +121,7 @@ def _assemble(stage: Path, chosen: list[Target], pyz: bool, lang: str, kb_loader
     try:
         wheel, how = make_wheel(wheels)
     except WheelError as e:
-        print(f"oomwizard: {e}", file=sys.stderr)
+        _say(lang, "wheel_failed", error=e)
         return Exit.ERROR
     _say(lang, "wheel", how=how(lang))
     for target in chosen:
