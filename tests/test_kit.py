@@ -184,35 +184,51 @@ def test_a_file_in_the_way_is_a_usage_error(tmp_path: Path, capsys: pytest.Captu
     assert code == Exit.USAGE and "is not a folder" in err
 
 
-def test_no_index_reachable_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """pip pointed at an index nobody listens on: the message says kits are built on a connected machine."""
+def _prebuilt(dest: Path) -> tuple[Path, object]:
+    """Stands in for the oomwizard wheel: one that needs a distribution no index has."""
+    from oomwizard.i18n import Text
+
+    dest.mkdir(parents=True, exist_ok=True)
+    info = "oomwizard-0.0.0.dist-info"
+    path = dest / "oomwizard-0.0.0-py3-none-any.whl"
+    write_wheel(path, [(f"{info}/METADATA", b"Metadata-Version: 2.1\nName: oomwizard\nVersion: 0.0.0\n"
+                                             b"Requires-Dist: kitprobe-not-here\n"),
+                       (f"{info}/WHEEL", b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")], info)
+    return path, Text("prebuilt", "prebuilt")
+
+
+def _pip_env(monkeypatch: pytest.MonkeyPatch, **env: str) -> None:
     for var in [k for k in os.environ if k.startswith("PIP_")]:
         monkeypatch.delenv(var)
     monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
-    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
-    monkeypatch.setenv("PIP_RETRIES", "0")
     monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
-    monkeypatch.setenv("PIP_FIND_LINKS", "")
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
     import oomwizard.kit.build as build
 
-    def prebuilt(dest: Path) -> tuple[Path, object]:
-        from oomwizard.i18n import Text
+    monkeypatch.setattr(build, "make_wheel", _prebuilt)
 
-        dest.mkdir(parents=True, exist_ok=True)
-        info = "oomwizard-0.0.0.dist-info"
-        path = dest / "oomwizard-0.0.0-py3-none-any.whl"
-        write_wheel(path, [(f"{info}/METADATA", b"Metadata-Version: 2.1\nName: oomwizard\nVersion: 0.0.0\n"
-                                                 b"Requires-Dist: kitprobe-not-here\n"),
-                           (f"{info}/WHEEL", b"Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")], info)
-        return path, Text("prebuilt", "prebuilt")
 
-    monkeypatch.setattr(build, "make_wheel", prebuilt)
+def test_no_index_reachable_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """pip pointed at an index nobody listens on: the message says kits are built on a connected machine."""
+    _pip_env(monkeypatch, PIP_INDEX_URL="http://127.0.0.1:9/simple", PIP_RETRIES="0")
     code, err = _kit([str(tmp_path / "kit"), "--platform", "manylinux_2_28_x86_64"], capsys)
     assert code == Exit.NO_INDEX, err
     assert "cannot reach a package index" in err and "connected machine" in err
     assert not (tmp_path / "kit").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".oomwizard-kit-")]
+
+
+def test_a_dependency_without_a_wheel_is_not_called_a_network_problem(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "links").mkdir()
+    _pip_env(monkeypatch, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(tmp_path / "links"))
+    code, err = _kit([str(tmp_path / "kit"), "--platform", "manylinux_2_28_x86_64"], capsys)
+    assert code == Exit.ERROR, err
+    assert "no complete set of wheels" in err and "kitprobe-not-here" in err
+    assert "cannot reach" not in err
+    assert not (tmp_path / "kit").exists()
 
 
 # --- SHA256SUMS, install.sh, README ----------------------------------------------------------
