@@ -149,3 +149,17 @@ def test_a_damaged_archive_says_so(tmp_path: Path) -> None:
     assert code == Exit.ERROR and "damaged" in err
     root = tmp_path / "cache" / "oomwizard" / "pyz"
     assert list(root.iterdir()) == []  # neither a finished copy nor the temporary one
+
+
+def test_a_payload_that_is_not_what_its_hash_says_is_not_cached(tmp_path: Path) -> None:
+    archive, digest = _archive(tmp_path)
+    with zipfile.ZipFile(archive) as zf:
+        main, payload = zf.read("__main__.py").decode(), zf.read("payload.zip")
+    forged = tmp_path / "forged.pyz"
+    with zipfile.ZipFile(forged, "w") as zf:
+        zf.writestr("__main__.py", main.replace(digest, "0" * 64))
+        zf.writestr("payload.zip", payload)
+    code, out, err = _run(forged, tmp_path / "cache")
+    assert code == Exit.ERROR and out == ""
+    assert "do not match their sha256" in err
+    assert list((tmp_path / "cache" / "oomwizard" / "pyz").iterdir()) == []

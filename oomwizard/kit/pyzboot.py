@@ -3,9 +3,10 @@
 The tool's dependencies hold compiled extensions (hyperscan, google-re2, NumPy, PyYAML), which
 cannot be imported from inside a zip. The archive carries them as one inner ``payload.zip``; the
 first run unpacks it to ``$XDG_CACHE_HOME/oomwizard/pyz/<sha256 of the payload>`` (default
-``~/.cache``), later runs find it there with one ``stat``. Unpacking goes to a private temporary
-folder that is renamed into place when complete, so a run killed half-way leaves nothing that looks
-finished, and two runs starting at once both end up using whichever rename won.
+``~/.cache``), later runs find it there with one ``stat``. The payload's sha256 is checked, then
+it is unpacked into a private temporary folder that is renamed into place when complete, so a run
+killed half-way leaves nothing that looks finished, and two runs starting at once both end up
+using whichever rename won.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
-# shutil, tempfile and zipfile are imported only when unpacking: a warm start needs os and sys.
+# hashlib, io, shutil, tempfile and zipfile are imported only when unpacking: a warm start needs os and sys.
 
 PAYLOAD_HASH = "@HASH@"
 PYTHON = "@PYTHON@"
@@ -53,6 +54,8 @@ def unpack(archive: str, root: str, digest: str) -> str:
         if not _private(final):
             raise BootError(f"{final} is writable by others or not ours; remove it")
         return final
+    import hashlib
+    import io
     import shutil
     import tempfile
     import zipfile
@@ -63,7 +66,11 @@ def unpack(archive: str, root: str, digest: str) -> str:
     tmp = tempfile.mkdtemp(prefix=f".{digest[:16]}-", dir=root)
     try:
         try:
-            with zipfile.ZipFile(archive) as outer, outer.open("payload.zip") as member, zipfile.ZipFile(member) as inner:
+            with zipfile.ZipFile(archive) as outer:
+                data = outer.read("payload.zip")
+            if hashlib.sha256(data).hexdigest() != digest:  # the folder's name must say what it holds
+                raise zipfile.BadZipFile("its contents do not match their sha256")
+            with zipfile.ZipFile(io.BytesIO(data)) as inner:
                 inner.extractall(os.path.join(tmp, "site"))
         except (zipfile.BadZipFile, KeyError) as e:
             raise BootError(f"the archive is damaged ({e}); copy it again") from None
