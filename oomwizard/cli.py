@@ -113,6 +113,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace an existing file, or write into a folder that is not empty")
     _add_common(p)
 
+    p = sub.add_parser("kit", help="write an offline support kit: wheels, install.sh, the knowledge base (needs network)")
+    p.add_argument("dir", metavar="DIR", help="the folder to write (new, empty, or an earlier kit)")
+    p.add_argument("--python", dest="pythons", nargs="+", metavar="X.Y", help="Python versions to include (default: this one)")
+    p.add_argument("--platform", dest="platforms", nargs="+", metavar="TAG",
+                   help="manylinux_2_N_ARCH of the machines (default: this one), e.g. manylinux_2_28_x86_64")
+    p.add_argument("--pyz", action="store_true", help="also write oomwizard.pyz, one file for the first Python and platform")
+    p.add_argument("--force", action="store_true", help="write into a folder that is not empty")
+    _add_common(p)
+
     p = sub.add_parser("scenarios", help="list the scenario ids")
     _add_common(p)
     return parser
@@ -374,6 +383,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     return int(export(kb, args.format, args.output, args.lang, force=args.force))
 
 
+def cmd_kit(args: argparse.Namespace) -> int:
+    from .kit.build import build_kit
+
+    return int(build_kit(args.dir, args.pythons, args.platforms, pyz=args.pyz, force=args.force,
+                         lang=detect_lang(args.lang), kb_loader=_load_kb))
+
+
 def cmd_scenarios(args: argparse.Namespace) -> int:
     lang = detect_lang(args.lang)
     kb = _load_kb()
@@ -415,6 +431,7 @@ COMMANDS = {
     "verify": cmd_verify,
     "lint": cmd_lint,
     "export": cmd_export,
+    "kit": cmd_kit,
     "scenarios": cmd_scenarios,
 }
 

@@ -27,6 +27,8 @@ class Exit(IntEnum):
     """``verify``: nothing failed, but the log does not prove the fix (not ready, facts missing)."""
     OUTPUT = 10
     """The output could not be written (stdout closed, disk full)."""
+    NO_INDEX = 11
+    """``kit``: pip could not reach a package index (kits are built on a connected machine)."""
     BUG = 70
     """An internal error: the one-line message and a request to report it, never a traceback."""
     HANGUP = 129
