@@ -163,10 +163,10 @@ def test_an_installed_copy_rebuilds_its_own_wheel(kit: Path, venv: Path, offline
                          "--find-links", str(kit / "wheels"), path], PIP_CONFIG_FILE=os.devnull)
     assert reinstall.returncode == 0, reinstall.stderr
     site = next((venv / "lib").glob("python*/site-packages"))
-    with (site / "oomwizard" / "render" / "export.py").open("a", encoding="utf-8") as f:
+    with (site / "oomwizard" / "report" / "export.py").open("a", encoding="utf-8") as f:
         f.write("\n# edited after install\n")
     r = offline([str(venv / "bin" / "python"), "-c", code, str(tmp_path / "again")])
-    assert r.returncode == 3 and "oomwizard/render/export.py was changed after oomwizard was installed" in r.stdout
+    assert r.returncode == 3 and "oomwizard/report/export.py was changed after oomwizard was installed" in r.stdout
 
 
 def _other_python() -> tuple[str, str] | None:

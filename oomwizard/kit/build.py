@@ -18,6 +18,7 @@ from pathlib import Path
 from .. import __version__
 from ..exitcodes import Exit
 from ..i18n import LANGS, Text
+from ..kb.model import KnowledgeBase
 from . import files, install_sh
 from .pip import PipResult, download
 from .pyz import build_pyz
@@ -74,7 +75,7 @@ def _pip_said(result: PipResult) -> None:
 
 
 def build_kit(out: str | Path, pythons: list[str] | None, platforms: list[str] | None, *, pyz: bool = False,
-              force: bool = False, lang: str = "en", kb_loader: Callable[[], object] | None = None) -> int:
+              force: bool = False, lang: str = "en", kb_loader: Callable[[], KnowledgeBase] | None = None) -> int:
     """Write the kit; returns the exit code. Messages go to stderr in ``lang``."""
     try:
         chosen = targets(pythons, platforms)
@@ -116,7 +117,7 @@ def build_kit(out: str | Path, pythons: list[str] | None, platforms: list[str] |
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def _assemble(stage: Path, chosen: list[Target], pyz: bool, lang: str, kb_loader: Callable[[], object] | None) -> int:
+def _assemble(stage: Path, chosen: list[Target], pyz: bool, lang: str, kb_loader: Callable[[], KnowledgeBase] | None) -> int:
     wheels = stage / "wheels"
     try:
         wheel, how = make_wheel(wheels)
@@ -131,11 +132,10 @@ def _assemble(stage: Path, chosen: list[Target], pyz: bool, lang: str, kb_loader
             _say(lang, "no_index" if result.unreachable else "no_wheels", target=target.label)
             _pip_said(result)
             return Exit.NO_INDEX if result.unreachable else Exit.ERROR
-    from ..render.html.site import write_html
+    from ..kb.loader import get_kb
+    from ..report.html.site import write_html
 
-    if kb_loader is None:
-        from ..kb.loader import get_kb as kb_loader
-    write_html(kb_loader(), stage / "docs", LANGS)
+    write_html((kb_loader or get_kb)(), stage / "docs", LANGS)
     pyz_name = None
     if pyz:
         if len(chosen) > 1:

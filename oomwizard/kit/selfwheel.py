@@ -79,7 +79,7 @@ def _installed_distribution() -> metadata.Distribution:
         if (dist.metadata["Name"] or "").lower() != "oomwizard":
             continue
         for f in dist.files or ():
-            if str(f).replace("\\", "/") == "oomwizard/__init__.py" and Path(dist.locate_file(f)).resolve() == here:
+            if str(f).replace("\\", "/") == "oomwizard/__init__.py" and Path(str(dist.locate_file(f))).resolve() == here:
                 return dist
     raise WheelError(
         f"oomwizard {__version__} runs from {here.parent}, which is neither a source tree nor an installed wheel "
@@ -106,7 +106,7 @@ def rebuild_installed(dest: Path) -> Path:
             info_dir = parts[0]
             if parts[-1] in INSTALLER_FILES and len(parts) == 2:
                 continue
-        data = Path(dist.locate_file(f)).read_bytes()
+        data = Path(str(dist.locate_file(f))).read_bytes()
         if f.hash is None or f.hash.mode != "sha256":
             raise WheelError(f"the installed RECORD has no sha256 for {name}; cannot prove the file is the released one")
         if _digest(data) != f"sha256={f.hash.value}":
