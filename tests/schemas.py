@@ -7,7 +7,7 @@ from typing import Any
 
 import jsonschema
 
-from oomwizard.report.envelope import kind_of, schema_text
+from oomwizard.envelope import kind_of, schema_text
 
 
 def validate_output(doc: Any) -> str:

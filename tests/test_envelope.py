@@ -1,7 +1,7 @@
 import pytest
 
 from oomwizard import __version__
-from oomwizard.report.envelope import envelope, kind_of, schema_id, schema_text
+from oomwizard.envelope import envelope, kind_of, schema_id, schema_text
 
 
 def test_envelope_puts_schema_and_tool_first_and_keeps_them():

@@ -11,7 +11,7 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from .. import __version__
+from . import __version__
 
 TOOL_NAME = "oomwizard"
 SCHEMA_PREFIX = "oomwizard/"
