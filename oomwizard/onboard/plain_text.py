@@ -62,7 +62,7 @@ def glossary_text(ob: Onboarding, lang: str, query: str = "", width: int = 88) -
         hay = " ".join([term.id, term.name.en, term.name.zh, term.definition(lang), *term.flags, *term.env]).lower()
         if q and q not in hay:
             continue
-        out += term_text(term, lang, width) + [""]
+        out += [*term_text(term, lang, width), ""]
     return "\n".join(out).rstrip() + "\n"
 
 
