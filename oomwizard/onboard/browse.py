@@ -15,12 +15,9 @@ from ..kb.model import KnowledgeBase, Leaf
 from .data import Message, Onboarding, Step
 
 _WORD_RE = re.compile(r"\S+")
-_LOGLIKE_RE = re.compile(
-    r"Error|error:|out of memory|Traceback|Killed|Exception|Failed|exceeds|larger than|is locked|"
-    r"\bINFO\b|\bWARNING\b|\bERROR\b|GiB\)|\(pid=", re.I,
-)
 PASTE_MIN_CHARS = 24
-"""Shorter text is a search; a log line is longer than that and reads like one."""
+"""Shorter text is only searched for; longer text is first read as a log line by the diagnosis,
+and searched for as words when the diagnosis recognises nothing in it."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +72,7 @@ def entries(kb: KnowledgeBase, ob: Onboarding, lang: str) -> list[Entry]:
 
 def looks_pasted(query: str) -> bool:
     q = query.strip()
-    return len(q) >= PASTE_MIN_CHARS and bool(_LOGLIKE_RE.search(q))
+    return len(q) >= PASTE_MIN_CHARS or "\n" in q
 
 
 def _expand(word: str, ob: Onboarding) -> tuple[str, ...]:

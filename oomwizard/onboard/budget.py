@@ -24,7 +24,7 @@ LABELS = {
     "other": Text("activation peak + non-torch", "激活峰值 + 非 torch"),
     "graphs": Text("CUDA graphs", "CUDA graph"),
     "kv": Text("KV cache", "KV cache"),
-    "outside": Text("outside the budget", "预算之外"),
+    "outside": Text("left free outside the budget", "预算之外剩余的空闲"),
 }
 
 
@@ -80,9 +80,11 @@ def budget_from_facts(facts: FactSet) -> Budget | None:
     else:
         other, derived = total * util - weights - kv - inside_graphs, True
     parts = [Part("weights", weights, True), Part("other", max(other, 0.0), True, derived)]
-    if graphs is not None:
-        parts.append(Part("graphs", graphs, counted))
+    if graphs is not None and counted:
+        parts.append(Part("graphs", graphs, True))
     parts.append(Part("kv", kv, True))
+    if graphs is not None and not counted:
+        parts.append(Part("graphs", graphs, False))
     outside = total * (1 - util) - (graphs if graphs is not None and not counted else 0.0)
     parts.append(Part("outside", max(outside, 0.0), False))
     return Budget(total, util, tuple(parts), counted)

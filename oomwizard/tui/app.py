@@ -37,6 +37,7 @@ from ..i18n import ui
 from ..kb.model import KnowledgeBase
 from ..launch import LaunchOptions
 from ..logs.model import Diagnosis
+from ..onboard import texts as _onboard_texts  # noqa: F401  (registers the onboarding screens' labels)
 from ..render.output import clean_text, safe_stream
 from ..render.report import leaf_text
 from ..render.verification import verification_text
@@ -100,6 +101,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         # first visible binding of each action.
         Binding("ctrl+q", "quit_app", "tui.quit", key_display="^q", priority=True),
         Binding("f", "facts", "tui.facts"),
+        Binding("g", "glossary", "onboard.glossary"),
     ]
 
     def __init__(
@@ -413,6 +415,11 @@ class WizardApp(App[Outcome], inherit_bindings=False):
 
         if not isinstance(self.screen, FactsScreen):
             self.push_screen(FactsScreen())
+
+    def action_glossary(self) -> None:
+        from .screens.browse import open_glossary
+
+        open_glossary(self)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         from .screens.facts import FactsScreen
