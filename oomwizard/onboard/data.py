@@ -95,6 +95,11 @@ class Onboarding:
     """Markdown of ``content/<lang>/guides/<id>.md``, keyed by (id, lang)."""
     problems: list[Problem] = field(default_factory=list)
 
+    def position(self, step_id: str) -> str:
+        """``6/7``: where a GPU step sits on the start-up timeline; empty for a step beside it (host RAM)."""
+        gpu = [s.id for s in self.steps.values() if s.lane == "gpu"]
+        return f"{gpu.index(step_id) + 1}/{len(gpu)}" if step_id in gpu else ""
+
     def terms_in(self, text: str, lang: str) -> list[Term]:
         """The glossary terms ``text`` mentions, in the order they first appear."""
         found: list[tuple[int, str]] = []

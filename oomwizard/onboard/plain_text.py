@@ -16,7 +16,6 @@ def _wrap(text: str, width: int, indent: str = "  ") -> list[str]:
 
 
 def browse_text(result: Result, ob: Onboarding, lang: str, width: int = 88) -> str:
-    steps = list(ob.steps)
     out = [t("onboard.count", lang, n=len(result.entries), total=len(ob.scenarios) or len(result.entries))
            + (f" ({t('onboard.by_diagnosis', lang)})" if result.how == "diagnosis" else ""), ""]
     if not result.entries:
@@ -25,8 +24,8 @@ def browse_text(result: Result, ob: Onboarding, lang: str, width: int = 88) -> s
         out.append(f"{e.id}  {e.title}")
         out += _wrap(e.summary, width)
         if e.step is not None:
-            pos = f"{steps.index(e.step.id) + 1}/{len(steps)}"
-            out.append(f"  {t('onboard.step', lang)}: {e.step.title(lang)} [{e.step.id}, {pos}]")
+            pos = ob.position(e.step.id)
+            out.append(f"  {t('onboard.step', lang)}: {e.step.title(lang)} [{e.step.id}{', ' + pos if pos else ''}]")
         if e.messages:
             out.append(f"  {t('onboard.messages', lang)}:")
             for m in e.messages:

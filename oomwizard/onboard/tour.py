@@ -75,7 +75,7 @@ def tour_values(kb: KnowledgeBase, diag: Diagnosis, lang: str) -> dict[str, str]
         "engine": str(f.value("engine") or "?"),
         "runner": str(f.value("model_runner") or "?"),
         "dummy_requests": str(f.value("sampler_dummy_requests") or "?"),
-        "failure_line": str(best.evidence[-1].line if best and best.evidence else "?"),
+        "evidence_lines": ", ".join(str(e.line) for e in best.evidence) if best and best.evidence else "?",
         "scenario_title": kb.scenarios[scenario].title(lang) if scenario in kb.scenarios else "?",
         "kv_tokens": f"{f.value('kv_cache_tokens'):,}" if isinstance(f.value("kv_cache_tokens"), int) else "?",
         "requested": _size(f.value("oom_requested_bytes")),

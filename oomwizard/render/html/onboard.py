@@ -80,32 +80,32 @@ def link_terms(markdown: str) -> str:
 
 
 def timeline_svg(ob: Onboarding, lang: str, by_step: dict[str, list[str]]) -> str:
+    """A column of step boxes joined by arrows; beside each, the scenarios that fail there."""
     steps = list(ob.steps.values())
-    row, width = 58, 760
-    height = row * len(steps) + 10
+    box_h, gap, line_h, width = 42, 16, 15, 760
+    rows = [max(box_h, 8 + line_h * len(by_step.get(s.id, []))) for s in steps]
+    height = sum(rows) + gap * len(steps) + 10
     out = [f'<svg class="timeline" viewBox="0 0 {width} {height}" width="100%" role="img" '
-           f'aria-label="{esc(t("onboard.timeline", lang))}" xmlns="http://www.w3.org/2000/svg">']
-    n = 0
+           f'aria-label="{esc(t("onboard.timeline", lang))}" xmlns="http://www.w3.org/2000/svg">',
+           '<defs><marker id="arrow" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="6" markerHeight="6" '
+           'orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="#5c6570"/></marker></defs>']
+    y, n = 5, 0
     for i, step in enumerate(steps):
-        y = 5 + i * row
         host = step.lane != "gpu"
-        if not host:
-            n += 1
-        fill = "#eef2f6" if not host else "#f6efe6"
-        out.append(f'<a href="memory.html#step-{esc(step.id)}"><rect x="4" y="{y}" width="300" height="{row - 16}" rx="8" '
-                   f'fill="{fill}" stroke="#5c6570"/>')
-        label = f"{n}. {step.title(lang)}" if not host else step.title(lang)
-        out.append(f'<text x="16" y="{y + 27}" font-size="15" fill="#1d2125">{esc(label)}</text></a>')
+        n += 0 if host else 1
+        top = y + (rows[i] - box_h) / 2
+        out.append(f'<a href="memory.html#step-{esc(step.id)}"><rect x="4" y="{top:.0f}" width="300" height="{box_h}" rx="8" '
+                   f'fill="{"#f6efe6" if host else "#eef2f6"}" stroke="#5c6570"/>')
+        label = step.title(lang) if host else f"{n}. {step.title(lang)}"
+        out.append(f'<text x="16" y="{top + 26:.0f}" font-size="15" fill="#1d2125">{esc(label)}</text></a>')
+        for k, sid in enumerate(by_step.get(step.id, [])):
+            out.append(f'<a href="browse.html#{esc(sid)}"><text x="322" y="{y + 16 + k * line_h}" font-size="12" '
+                       f'fill="#a32020" class="svg-fail">✕ {esc(sid)}</text></a>')
         if not host and i + 1 < len(steps) and steps[i + 1].lane == "gpu":
-            out.append(f'<path d="M154 {y + row - 16} v14" stroke="#5c6570" stroke-width="2" marker-end="url(#arrow)"/>')
-        ids = by_step.get(step.id, [])
-        for k, sid in enumerate(ids[:4]):
-            out.append(f'<a href="browse.html#{esc(sid)}"><text x="{320 + (k % 2) * 220}" y="{y + 16 + (k // 2) * 18}" '
-                       f'font-size="12" fill="#a32020">✕ {esc(sid)}</text></a>')
-        if len(ids) > 4:
-            out.append(f'<text x="320" y="{y + 52}" font-size="11" fill="#5c6570">+{len(ids) - 4}</text>')
-    out.insert(1, '<defs><marker id="arrow" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="6" markerHeight="6" '
-               'orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="#5c6570"/></marker></defs>')
+            nxt = y + rows[i] + gap + (rows[i + 1] - box_h) / 2
+            out.append(f'<path d="M154 {top + box_h:.0f} V{nxt - 2:.0f}" stroke="#5c6570" stroke-width="2" '
+                       'marker-end="url(#arrow)"/>')
+        y += rows[i] + gap
     out.append("</svg>")
     return "".join(out)
 
@@ -116,8 +116,8 @@ def budget_svg(b: Budget, lang: str) -> str:
     out = [f'<svg class="budget" viewBox="0 0 {width} {bar_y + bar_h + 40 + 22 * len(b.parts)}" width="100%" role="img" '
            f'aria-label="{esc(t("onboard.budget", lang))}" xmlns="http://www.w3.org/2000/svg">']
     budget_w = b.budget_gib * scale
-    out.append(f'<path d="M4 {bar_y - 6} v-8 h{budget_w:.1f} v8" fill="none" stroke="#1d2125"/>')
-    out.append(f'<text x="8" y="{bar_y - 16}" font-size="13" fill="#1d2125">'
+    out.append(f'<path d="M4 {bar_y - 6} v-8 h{budget_w:.1f} v8" fill="none" stroke="#1d2125" class="svg-line"/>')
+    out.append(f'<text x="8" y="{bar_y - 16}" font-size="13" fill="#1d2125" class="svg-text">'
                f'{esc(f"{b.total_gib:.2f} GiB x {b.util:g} = {b.budget_gib:.2f} GiB")}</text>')
     x = 4.0
     for p in b.parts:
@@ -130,7 +130,7 @@ def budget_svg(b: Budget, lang: str) -> str:
         tag = f" ({t('onboard.derived', lang)})" if p.derived else ""
         where = "" if p.inside or p.key == "outside" else f" · {t('onboard.outside_budget', lang)}"
         out.append(f'<rect x="4" y="{y - 12}" width="14" height="14" fill="{COLORS[p.key]}"/>'
-                   f'<text x="26" y="{y}" font-size="13" fill="#1d2125">{esc(f"{p.label(lang)}: {p.gib:.2f} GiB{tag}{where}")}</text>')
+                   f'<text x="26" y="{y}" font-size="13" fill="#1d2125" class="svg-text">{esc(f"{p.label(lang)}: {p.gib:.2f} GiB{tag}{where}")}</text>')
         y += 22
     out.append("</svg>")
     return "".join(out)
@@ -148,13 +148,12 @@ def _message_html(m: object, lang: str) -> str:
 
 def browse_page(site: Site, lang: str, ob: Onboarding) -> None:
     kb = site.kb
-    steps = list(ob.steps)
     items = []
     for e in entries(kb, ob, lang):
         step = ""
         if e.step is not None:
             step = (f'<p><strong>{esc(t("onboard.step", lang))}:</strong> <a href="memory.html#step-{esc(e.step.id)}">'
-                    f'{esc(e.step.title(lang))}</a> ({steps.index(e.step.id) + 1}/{len(steps)})</p>')
+                    f'{esc(e.step.title(lang))}</a>' + (f" ({ob.position(e.step.id)})" if ob.position(e.step.id) else "") + "</p>")
         msgs = "".join(_message_html(m, lang) for m in e.messages)
         leaves = ", ".join(f'<a href="leaves/{esc(x.id)}.html">{esc(x.title(lang))}</a>' for x in e.leaves)
         items.append(

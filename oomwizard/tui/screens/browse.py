@@ -45,10 +45,10 @@ class BrowsedLeafScreen(LeafScreen):
         self.app.pop_screen()
 
 
-def scenario_detail(e: Entry, lang: str, steps: list[str], terms: list[Term]) -> Content:
+def scenario_detail(e: Entry, lang: str, position: str, terms: list[Term]) -> Content:
     parts: list[object] = [(e.title, "bold"), "\n", (e.id, "dim"), "\n\n", e.summary, "\n"]
     if e.step is not None:
-        pos = f" ({steps.index(e.step.id) + 1}/{len(steps)})" if e.step.id in steps else ""
+        pos = f" ({position})" if position else ""
         parts += ["\n", (f"{ot('onboard.step', lang)}: ", "bold"), e.step.title(lang) + pos, "\n"]
     if e.messages:
         parts += ["\n", (ot("onboard.messages", lang), "bold"), "\n"]
@@ -127,7 +127,7 @@ class BrowseScreen(WizardScreen):
         if e is None:
             box.update(Content(ot("onboard.none", lang)))
             return
-        box.update(scenario_detail(e, lang, list(self.ob.steps), self._terms(e)))
+        box.update(scenario_detail(e, lang, self.ob.position(e.step.id) if e.step else "", self._terms(e)))
 
     def _terms(self, e: Entry) -> list[Term]:
         ids = {leaf.id for leaf in e.leaves}
