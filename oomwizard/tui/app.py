@@ -101,7 +101,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         # first visible binding of each action.
         Binding("ctrl+q", "quit_app", "tui.quit", key_display="^q", priority=True),
         Binding("f", "facts", "tui.facts"),
-        Binding("g", "glossary", "onboard.glossary"),
+        Binding("g", "glossary", "onboard.glossary", show=False),  # listed on the onboarding screens
     ]
 
     def __init__(
