@@ -183,3 +183,14 @@ def test_site_works_from_a_static_server(site: Path, browser: object) -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_every_rule_of_the_index_compiles_in_the_browser(site: Path, browser: object) -> None:
+    from oomwizard.logs.signatures import SIGNATURES
+
+    page = Page(browser, (site / "en" / "browse.html").as_uri())
+    total, bad = page.page.evaluate(
+        "() => { const s = window.OOMWIZARD_INDEX.signatures; const bad = [];"
+        " for (const x of s) { try { new RegExp(x.src, 'i') } catch (e) { bad.push(x.src) } } return [s.length, bad]; }")
+    assert bad == []
+    assert total >= len([s for s in SIGNATURES if s.scenario in get_kb().scenarios])
