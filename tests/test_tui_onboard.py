@@ -213,3 +213,20 @@ async def test_memory_screen_draws_the_budget_of_the_log_read() -> None:
         assert f"KV cache {si.diagnosis.facts.value('kv_cache_gib'):.2f} GiB" in bar
         marked = [line for line in screen_text(app).splitlines() if "▶" in line]
         assert marked and "Sampler warm-up" in marked[0]  # the log's failure phase
+
+
+@run_async
+async def test_browse_at_80x24_shows_the_step_and_the_exact_message() -> None:
+    app = make("browse", lang="zh")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await type_filter(pilot, "max_num_seqs (512) exceeds available Mamba cache blocks (130)")
+        text = screen_text(app)
+        assert listed(app)[0] == "mamba-cache-blocks"
+        assert "由日志诊断匹配" in text
+        assert "确定并分配 KV cache" in text  # the step it fails at, in Chinese
+        from textual.widgets import Static
+
+        detail = str(app.screen.query_one("#browse-detail", Static).render())
+        assert "max_num_seqs ({max_num_reqs}) exceeds available Mamba cache blocks ({num_blocks})" in detail
+        assert "vLLM >=0.20.0" in detail
