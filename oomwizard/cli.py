@@ -124,6 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("scenarios", help="list the scenario ids")
     _add_common(p)
+
+    from .onboard.commands import add_parsers as add_onboard_parsers
+
+    add_onboard_parsers(sub, _add_common)
     return parser
 
 
@@ -433,7 +437,15 @@ COMMANDS = {
     "export": cmd_export,
     "kit": cmd_kit,
     "scenarios": cmd_scenarios,
+    "browse": lambda args: _onboard("cmd_browse", args),
+    "tour": lambda args: _onboard("cmd_tour", args),
 }
+
+
+def _onboard(name: str, args: argparse.Namespace) -> int:
+    from .onboard import commands
+
+    return int(getattr(commands, name)(args))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

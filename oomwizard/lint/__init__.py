@@ -16,11 +16,13 @@ from ..kb.yamlsrc import Problem
 from .articles import check_articles
 from .commands import check_commands
 from .context import LintContext
+from .glossary import check_onboarding
 from .internal import check_internal_references
 from .leaves import check_leaves
 from .tree import check_scenarios, check_tree
 
-CHECKS = (check_tree, check_scenarios, check_leaves, check_commands, check_articles, check_internal_references)
+CHECKS = (check_tree, check_scenarios, check_leaves, check_commands, check_articles, check_internal_references,
+          check_onboarding)
 
 
 def lint(root: Path | str | None = None) -> list[Problem]:

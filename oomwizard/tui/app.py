@@ -38,6 +38,7 @@ from ..frontend.options import LaunchOptions
 from ..i18n import ui
 from ..kb.model import KnowledgeBase
 from ..logs.model import Diagnosis
+from ..onboard import texts as _onboard_texts  # noqa: F401  (registers the onboarding screens' labels)
 from ..report.leaf import leaf_text
 from ..report.verification import verification_text
 from ..session import Session
@@ -100,6 +101,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         # first visible binding of each action.
         Binding("ctrl+q", "quit_app", "tui.quit", key_display="^q", priority=True),
         Binding("f", "facts", "tui.facts"),
+        Binding("g", "glossary", "onboard.glossary", show=False),  # listed on the onboarding screens
     ]
 
     def __init__(
@@ -413,6 +415,11 @@ class WizardApp(App[Outcome], inherit_bindings=False):
 
         if not isinstance(self.screen, FactsScreen):
             self.push_screen(FactsScreen())
+
+    def action_glossary(self) -> None:
+        from .screens.browse import open_glossary
+
+        open_glossary(self)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         from .screens.facts import FactsScreen

@@ -21,9 +21,12 @@ from ... import __version__
 from ...i18n import ui
 from ...kb.coderef import parse_code_ref
 from ...kb.model import KnowledgeBase, Leaf, Question, Route
+from ...onboard.data import get_onboarding
+from ...onboard.texts import t as ot
 from ...text.safe_text import printable
 from ..export import LANG_NAMES, describe, incoming, label, node_kind, node_title
 from ..leaf import render_fixes
+from .onboard import nav_pages, terms_box, write_onboarding
 
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 _RELATIVE_MD = re.compile(r"^(?![a-z][a-z0-9+.-]*:|/|#)([^#?]*)\.md(#.*)?$", re.I)
@@ -86,11 +89,12 @@ class Site:
         self.langs = langs
         self.refs = incoming(kb)
         self.count = 0
+        self.onboard_nav = nav_pages(get_onboarding(kb.root or None))
 
     # --- frame -------------------------------------------------------------------------------
 
-    def page(self, lang: str, path: str, title: str, body: str) -> None:
-        """Write ``<lang>/<path>``; ``path`` is relative to the language folder."""
+    def page(self, lang: str, path: str, title: str, body: str, scripts: tuple[str, ...] = ("onboard.js",)) -> None:
+        """Write ``<lang>/<path>``; ``path`` is relative to the language folder; ``scripts`` sit at the root."""
         depth = path.count("/") + 1
         up = "../" * depth
         nav = [
@@ -98,6 +102,7 @@ class Site:
         ]
         if self.kb.start:
             nav.append(f'<a href="{up}{lang}/{node_kind(self.kb, self.kb.start)}/{esc(self.kb.start)}.html">{esc(label("start", lang))}</a>')
+        nav += [f'<a href="{up}{lang}/{page}">{esc(ot(key, lang))}</a>' for page, key in self.onboard_nav]
         switch = [
             f'<a href="{up}{other}/{esc(path)}" hreflang="{HTML_LANG[other]}">{esc(LANG_NAMES[other])}</a>'
             for other in self.langs
@@ -107,7 +112,8 @@ class Site:
             nav.append(f'<span class="lang">{esc(label("language", lang))}: {" · ".join(switch)}</span>')
         self.write(
             self.out / lang / path,
-            _frame(HTML_LANG[lang], title, f"{up}style.css", " ".join(nav), body, label("generated", lang).format(version=__version__)),
+            _frame(HTML_LANG[lang], title, f"{up}style.css", " ".join(nav), body, label("generated", lang).format(version=__version__),
+                   scripts=tuple(up + x for x in scripts), copy=(ot("onboard.copy", lang), ot("onboard.copied", lang))),
         )
 
     def write(self, path: Path, text: str) -> None:
@@ -151,6 +157,10 @@ class Site:
         parts.append("</ul>")
         self.page(lang, "index.html", label("kb", lang), "".join(parts))
 
+    def terms(self, text: str, lang: str) -> str:
+        """Links to the glossary entries of the terms a page's text uses."""
+        return terms_box(get_onboarding(self.kb.root or None).terms_in(text, lang), lang, "../")
+
     def reached_from(self, node_id: str, lang: str) -> str:
         refs = self.refs.get(node_id, [])
         if not refs:
@@ -180,6 +190,7 @@ class Site:
         art = self.kb.articles.get(("questions", q.id, lang))
         if art:
             parts.append(f"<h2>{esc(label('why_we_ask', lang))}</h2>{markdown_html(art.body)}")
+        parts.append(self.terms(q.text(lang) + "\n" + (art.body if art else ""), lang))
         if q.kind == "choice":
             parts.append(f"<h2>{esc(label('choices', lang))}</h2><ul class='routes'>")
             for c in q.choices:
@@ -248,6 +259,8 @@ class Site:
         art = self.kb.articles.get(("leaves", leaf.id, lang))
         if art:
             parts.append(markdown_html(art.body))
+        parts.append(self.terms("\n".join([leaf.title(lang), leaf.conclusion(lang), leaf.root_cause(lang),
+                                             leaf.environment(lang), art.body if art else ""]), lang))
         parts.append(f"<h2>{t('sources')}</h2><ul>")
         for s in leaf.sources:
             parts.append(f"<li>{_source_link(s.url)}" + (f" — {esc(s.title)}" if s.title else "") + "</li>")
@@ -265,16 +278,23 @@ def _source_link(url: str) -> str:
     return f"<code>{esc(url)}</code>"  # a fixture reading: a name, not a link
 
 
-def _frame(lang: str, title: str, css: str, nav: str, body: str, footer: str) -> str:
+def _frame(lang: str, title: str, css: str, nav: str, body: str, footer: str, scripts: tuple[str, ...] = (),
+           copy: tuple[str, str] = ("Copy", "Copied")) -> str:
+    tags = "".join(f'<script src="{esc(src)}"></script>\n' for src in scripts)
     return (
         "<!doctype html>\n"
         f'<html lang="{esc(lang)}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{esc(title)}</title>\n"
-        f'<link rel="stylesheet" href="{esc(css)}">\n</head>\n<body>\n'
+        f'<link rel="stylesheet" href="{esc(css)}">\n'
+        f'<link rel="icon" href="{esc(css[: -len("style.css")])}favicon.svg">\n{tags}</head>\n<body data-copy="{esc(copy[0])}" data-copied="{esc(copy[1])}">\n'
         f"<header>{nav}</header>\n<main>\n{body}\n</main>\n"
         f"<footer>{esc(footer)}</footer>\n</body>\n</html>\n"
     )
+
+
+FAVICON = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+           '<rect width="16" height="16" rx="3" fill="#0b5cad"/><path d="M4 11V5h8v6z" fill="#fff"/></svg>\n')
 
 
 def write_html(kb: KnowledgeBase, out: Path, langs: tuple[str, ...]) -> int:
@@ -282,6 +302,7 @@ def write_html(kb: KnowledgeBase, out: Path, langs: tuple[str, ...]) -> int:
     site = Site(kb, out, langs)
     css = resources.files(__package__).joinpath("style.css").read_text(encoding="utf-8")
     site.write(out / "style.css", css)
+    site.write(out / "favicon.svg", FAVICON)  # a browser asks for an icon; answer it from the export
     site.root_index()
     for lang in langs:
         site.index(lang)
@@ -289,4 +310,5 @@ def write_html(kb: KnowledgeBase, out: Path, langs: tuple[str, ...]) -> int:
             site.question(q, lang)
         for leaf in kb.leaves.values():
             site.leaf(leaf, lang)
+    write_onboarding(site)
     return site.count

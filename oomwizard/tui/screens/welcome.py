@@ -19,12 +19,13 @@ from textual.widgets.option_list import Option
 
 from ...frontend.inputs import check_log_path, colon, machine_summary
 from ...frontend.options import DEMO_LOG, DEMO_MACHINE
+from ...onboard import texts as _onboard_texts  # noqa: F401  (registers the browse/tour labels)
 from ..app import FactsAware
 from ..widgets.choices import ChoiceList
 from ..widgets.path_suggester import PathSuggester
 from .base import TitleBar, WizardScreen
 
-ACTIONS = ("open_log", "paste", "detect", "questions", "demo")
+ACTIONS = ("open_log", "paste", "detect", "questions", "demo", "browse", "tour")
 
 
 class WelcomeScreen(WizardScreen, FactsAware):
@@ -117,6 +118,10 @@ class WelcomeScreen(WizardScreen, FactsAware):
             w.open_questions()
         elif action == "demo":
             w.start_demo()
+        elif action in ("browse", "tour"):
+            from ..onboard_app import first_screen
+
+            self.app.push_screen(first_screen(action))
 
     @on(Input.Submitted, "#path-input")
     def _path_submitted(self, event: Input.Submitted) -> None:
