@@ -14,13 +14,15 @@ from pathlib import Path
 from .lint_articles import check_articles
 from .lint_commands import check_commands
 from .lint_context import LintContext
+from .lint_diagnosis import check_diagnosis_rules
 from .lint_internal import check_internal_references
 from .lint_leaves import check_leaves
 from .lint_tree import check_scenarios, check_tree
 from .loader import default_root, load_kb
 from .yamlsrc import Problem
 
-CHECKS = (check_tree, check_scenarios, check_leaves, check_commands, check_articles, check_internal_references)
+CHECKS = (check_tree, check_scenarios, check_leaves, check_commands, check_articles, check_internal_references,
+          check_diagnosis_rules)
 
 
 def lint(root: Path | str | None = None) -> list[Problem]:
