@@ -58,6 +58,9 @@ class Signature:
     frames: re.Pattern[str] | None = None
     """When set, the message counts only at the end of a traceback with a frame (path or
     function) matching this: a bare CUDA error says nothing without the code that raised it."""
+    by_phase: bool = False
+    """The message only names its phase (a report's own words): the phase's scenarios are ranked
+    as for frames, with their refinements, at the message's score."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,8 @@ class Rules:
     fragmentation_min: int = 0
     mrv2_zero: str = ""
     deepseek_v32: re.Pattern[str] = re.compile(r"(?!)")
+    mechanisms: tuple[Any, ...] = ()
+    mechanism_params: dict[str, Any] = field(default_factory=dict)
     examples: list[Example] = field(default_factory=list)
     sources: dict[str, tuple[str, int]] = field(default_factory=dict)
     """Rule id -> (file, line), for lint's messages."""
@@ -208,7 +213,7 @@ def _score(r: _Reader, tiers: dict[str, float], value: Any, line: int, what: str
 
 
 _MESSAGE_KEYS = {"id", "scenario", "score", "phase", "triggers", "pattern", "frames", "facts", "oom", "reason", "note",
-                 "examples"}
+                 "examples", "by_phase"}
 
 
 def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred: bool = False) -> Signature | None:
@@ -247,6 +252,9 @@ def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred:
             r.err(ex_list.line_of(i), f"{what}: example does not match the pattern")
         if triggers and not any(t in text for t in triggers):
             r.err(ex_list.line_of(i), f"{what}: example holds none of the triggers")
+    by_phase = d.get("by_phase") is True
+    if by_phase and phase is None:
+        r.err(d.line_of("by_phase"), f"{what}: by_phase needs a phase")
     if None in (score, pattern, reason):
         return None
     if sid in rules.sources:
@@ -254,7 +262,7 @@ def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred:
     rules.sources[sid] = (r.file, line)
     assert score is not None and pattern is not None and reason is not None
     return Signature(sid, triggers, pattern, str(d["scenario"]), score, reason, phase,
-                     {str(k): str(v) for k, v in facts.items()}, d.get("oom") is True, frames)
+                     {str(k): str(v) for k, v in facts.items()}, d.get("oom") is True, frames, by_phase)
 
 
 def _tiers(r: _Reader, rules: Rules, doc: LDict) -> None:
@@ -389,8 +397,10 @@ def _int(r: _Reader, doc: LDict, key: str) -> int:
 
 def _numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
     from ..versions import VersionSpec
+    from .mechanisms import CONDITIONS, Mechanism
 
-    r.keys(doc, doc.line, {"large_vocab", "fragmentation_min_mib", "mrv2_zero", "deepseek_v32", "mechanisms"},
+    r.keys(doc, doc.line, {"large_vocab", "fragmentation_min_mib", "mrv2_zero", "deepseek_v32", "mechanisms",
+                           "weights_share"},
            {"large_vocab", "fragmentation_min_mib", "mrv2_zero", "deepseek_v32"}, "numbers")
     rules.large_vocab = _int(r, doc, "large_vocab")
     rules.fragmentation_min = _int(r, doc, "fragmentation_min_mib") << 20
@@ -403,6 +413,33 @@ def _numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
     rx = r.regex(doc.get("deepseek_v32"), doc.line_of("deepseek_v32"), "deepseek_v32")
     if rx is not None:
         rules.deepseek_v32 = rx
+    share = doc.get("weights_share", 0.9)
+    if not isinstance(share, (int, float)) or not 0 < share <= 1:
+        r.err(doc.line_of("weights_share"), "weights_share: expected a number in (0, 1]")
+    rules.mechanism_params = {"weights_share": share}
+    out = []
+    items = r.seq(doc, "mechanisms", "mechanisms")
+    for i, d in enumerate(items):
+        line = items.line_of(i)
+        if not r.keys(d, line, {"id", "when", "scenario", "score", "reason", "examples", "note"},
+                      {"id", "when", "scenario", "score", "reason", "examples"}, "mechanisms"):
+            continue
+        what = f"mechanism {d['id']}"
+        when = r.strings(d, "when", what)
+        for c in when:
+            if c not in CONDITIONS:
+                r.err(d.line_of("when"), f"{what}: unknown condition {c!r} (one of {', '.join(CONDITIONS)})")
+        score = _score(r, rules.tiers, d["score"], d.line_of("score"), what)
+        reason = r.text(d["reason"], d.line_of("reason"), f"{what}.reason")
+        ex = r.seq(d, "examples", what)
+        for j, text in enumerate(r.strings(d, "examples", what)):
+            rules.examples.append(Example(str(d["id"]), str(d["scenario"]), text, r.file, ex.line_of(j)))
+        if d["id"] in rules.sources:
+            r.err(line, f"{what}: duplicate id")
+        rules.sources[str(d["id"])] = (r.file, line)
+        if score is not None and reason is not None and all(c in CONDITIONS for c in when):
+            out.append(Mechanism(str(d["id"]), when, str(d["scenario"]), score, reason))
+    rules.mechanisms = tuple(out)
 
 
 _SECTIONS = {"tiers.yaml": _tiers, "messages.yaml": _messages, "frames.yaml": _frames, "timeline.yaml": _timeline,

@@ -39,6 +39,8 @@ TIMELINE_PHASE = _R.tiers["timeline"]
 WEAK = _R.tiers["weak"]
 CUT = _R.tiers["cut"]
 """A traceback the input stops inside: its frames name the phase, but nothing says it was memory."""
+CUT_TIMELINE = _R.tiers["cut_timeline"]
+"""A traceback the input stops inside whose frames name no phase, placed by how far start-up got."""
 CUT_PHASES: tuple[tuple[str, str, frozenset[str]], ...] = _R.cut_phases
 """``(frame, phase, unless)`` for a traceback cut short whose deepest known frame is a step that
 runs several phases (``frames.yaml``)."""
