@@ -31,9 +31,9 @@ _CHILD = (
 
 def _diagnose(texts: list[str], base: Path) -> list[list[tuple[str, float]]]:
     """The ranked (scenario, score) pairs of each text, diagnosed with the rules under ``base``."""
-    from .loader import default_root
+    from ..logs.rules import rules_dir
 
-    if base.resolve() == default_root().resolve():
+    if rules_dir(base).resolve() == rules_dir().resolve():
         from ..logs.diagnose import diagnose_text
 
         return [[(m.scenario, m.score) for m in diagnose_text(t, "example").matches] for t in texts]
@@ -46,8 +46,10 @@ def _diagnose(texts: list[str], base: Path) -> list[list[tuple[str, float]]]:
 
 
 def check_diagnosis_rules(ctx: LintContext) -> None:
-    from ..logs.rules import load_rules
+    from ..logs.rules import load_rules, rules_dir
 
+    if not rules_dir(ctx.base).is_dir():
+        return  # a knowledge base without diagnosis rules of its own: the program's are used
     found: list = []
     rules = load_rules(ctx.base, found)
     ctx.problems.extend(found)

@@ -446,10 +446,23 @@ _SECTIONS = {"tiers.yaml": _tiers, "messages.yaml": _messages, "frames.yaml": _f
              "numbers.yaml": _numbers}
 
 
+def _own_root() -> Path:
+    """The program's own knowledge base (the wheel's copy or the source tree), whatever
+    ``$OOMWIZARD_KB`` says."""
+    pkg = Path(__file__).resolve().parent.parent
+    bundled = pkg / "_kb"
+    return bundled if (bundled / "decision_trees").is_dir() else pkg.parent
+
+
 def rules_dir(root: Path | None = None) -> Path:
+    """The rules of ``root``; without one, those of the knowledge base in use, or the program's own
+    when that base brings none (a tree and articles of its own, the diagnosis as shipped)."""
     from ..kb.loader import default_root
 
-    return (root if root is not None else default_root()) / "decision_trees" / "diagnosis"
+    if root is not None:
+        return root / "decision_trees" / "diagnosis"
+    base = default_root() / "decision_trees" / "diagnosis"
+    return base if base.is_dir() else _own_root() / "decision_trees" / "diagnosis"
 
 
 def load_rules(root: Path | None = None, problems: list[Problem] | None = None) -> Rules:
