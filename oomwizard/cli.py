@@ -367,9 +367,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
+    from .kb.yamlsrc import KBError
     from .lint import lint
 
-    problems = lint()
+    try:
+        problems = lint()
+    except KBError as e:  # rule files the program itself cannot load: report them as lint would
+        problems = e.problems
     errors = [p for p in problems if p.severity == "error"]
     if args.format == "json":
         _json({"ok": not errors, "problems": [p.__dict__ for p in problems]})

@@ -70,10 +70,13 @@ def test_a_run_with_its_own_failure_gains_nothing_from_a_cut_traceback(tmp_path:
     assert not diag.missing
 
 
-def test_frames_that_name_no_phase_give_nothing(tmp_path: Path) -> None:
-    lines = [*START, *HEAD]
-    diag = diagnose_paths([str(_log(tmp_path, lines))])
-    assert not diag.matches
+def test_frames_that_name_no_phase_are_placed_only_by_the_start_up_marks(tmp_path: Path) -> None:
+    """The engine had started loading the model and its traceback names no phase: that mark places
+    it, below a cut traceback whose frames name one; without a mark nothing does."""
+    diag = diagnose_paths([str(_log(tmp_path, [*START, *HEAD]))])
+    assert [m.scenario for m in diag.matches[:1]] == ["weights-load-oom"]
+    assert diag.matches[0].score < 0.35 < CONFIDENT and diag.missing
+    assert not diagnose_paths([str(_log(tmp_path, [START[0], *HEAD]))]).matches
 
 
 def test_an_excerpt_that_starts_and_stops_inside_a_traceback_still_names_its_phase(tmp_path: Path) -> None:

@@ -16,13 +16,14 @@ from ..kb.yamlsrc import Problem
 from .articles import check_articles
 from .commands import check_commands
 from .context import LintContext
+from .diagnosis import check_diagnosis_rules
 from .glossary import check_onboarding
 from .internal import check_internal_references
 from .leaves import check_leaves
 from .tree import check_scenarios, check_tree
 
 CHECKS = (check_tree, check_scenarios, check_leaves, check_commands, check_articles, check_internal_references,
-          check_onboarding)
+          check_onboarding, check_diagnosis_rules)
 
 
 def lint(root: Path | str | None = None) -> list[Problem]:

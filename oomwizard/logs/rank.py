@@ -24,10 +24,13 @@ from ..i18n import Text
 from ..text.units import GIB, gib
 from ..versions import Version, VersionSpec
 from .collect import Collector, Failure, Frame
+from .mechanisms import evaluate, numbers_of
 from .model import Evidence, Match, where
+from .rules import rules as _rules
 from .signatures import (
     CUT,
     CUT_PHASES,
+    CUT_TIMELINE,
     DEEPSEEK_V32_RE,
     EARLIER_RUN,
     FRAME_FLAGS,
@@ -44,6 +47,8 @@ from .signatures import (
     Signature,
 )
 
+STARTUP_PHASES = ("load_weights", "profile_run", "kv_cache_alloc", "graph_capture", "sampler_warmup")
+"""Phases a start-up mark can leave the engine in, where a cut traceback without frames of its own is placed."""
 MAX_EVIDENCE = 6
 MAX_REASONS = 5
 
@@ -404,6 +409,8 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
     if sig is not None:
         reason = Text(sig.reason.en.format_map(_Default(f.groups)), sig.reason.zh.format_map(_Default(f.groups)))
         phase: str | None = sig.phase or by_frames or f.timeline
+        if sig.by_phase and sig.phase is not None:
+            return _by_phase(ctx, sig.phase, flags, sig.score, reason), sig.phase
         if sig.scenario == "custom-allreduce-ipc":
             return _allreduce(ctx, sig.score), phase
         if sig.scenario == SLEEP_MODE:
@@ -415,6 +422,13 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
         funcs = {fr.func for fr in f.frames}
         by_frames = by_frames or next((phase for func, phase, unless in CUT_PHASES
                                        if func in funcs and not funcs & unless), None)
+        if by_frames is None and f.timeline in STARTUP_PHASES:
+            # No frame names a phase: how far start-up had got (the whole log's marks) does.
+            how = Text(f"the log ends inside a traceback with no frame of a known phase, while start-up was in "
+                       f"{PHASE_NAMES[f.timeline].en}; the error itself is not in the excerpt",
+                       f"日志在一个没有已知阶段帧的 traceback 中途结束，当时启动进行到{PHASE_NAMES[f.timeline].zh}；"
+                       "摘录中没有错误本身")
+            return _by_phase(ctx, f.timeline, flags, CUT_TIMELINE, how), f.timeline
         if by_frames is None:
             return [], None
         how = Text(f"the log ends inside a traceback through {PHASE_NAMES[by_frames].en}, before its exception: "
@@ -472,6 +486,9 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
         out.append(Candidate("runtime-oom", base, how))
     out.extend(_fragmentation(f))
     out.extend(_held_by_others(f, base))
+    r = _rules()
+    for mech, why in evaluate(r.mechanisms, r.mechanism_params, numbers_of(f.oom, ctx.value, flags, phase is not None)):
+        out.append(Candidate(mech.scenario, mech.score, why))
     out.extend(_sleep_context(ctx, f, flags, base, phase is not None))
     if phase == "serving" and f.sleep_state in ("asleep", "waking"):
         phase = None  # vLLM was not serving while it slept: the trainer's own step ran out

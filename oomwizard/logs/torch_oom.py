@@ -43,7 +43,7 @@ _PLATFORM_RE = re.compile(r"\b(CUDA|HIP|XPU|NPU|MPS)\s*out\s*of\s*memory")
 _REQUESTED_RE = re.compile(r"Tried\s*to\s*allocate\s*" + _SIZE)
 _REJECTED_RE = re.compile(r"Requested\s*size:\s*" + _SIZE)
 _CAPACITY_RE = re.compile(
-    r"GPU\s*(\d+)\s*has\s*a\s*total\s*capacity\s*of\s*" + _SIZE + r"(?:\s*of\s*which\s*" + _SIZE + r"\s*is\s*free)?"
+    r"GPU\s*(\d+)\s*has\s*a\s*total\s*capac(?:i)?ty\s*of\s*" + _SIZE + r"(?:\s*of\s*which\s*" + _SIZE + r"\s*is\s*free)?"
 )
 _THIS_PROCESS_RE = re.compile(r"this\s*process\s*has\s*" + _SIZE + r"\s*memory\s*in\s*use")
 _PROCESS_RE = re.compile(r"Process\s*(\d+)\s*has\s*" + _SIZE + r"\s*memory\s*in\s*use")
