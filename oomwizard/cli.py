@@ -115,6 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("scenarios", help="list the scenario ids")
     _add_common(p)
+
+    from .plan.command import add_parser as _add_plan
+
+    _add_plan(sub)
     return parser
 
 
@@ -383,6 +387,12 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
+def cmd_plan(args: argparse.Namespace) -> int:
+    from .plan.command import run
+
+    return run(args)
+
+
 def run_interactive(args: argparse.Namespace) -> int:
     _check_python(args)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -415,6 +425,7 @@ COMMANDS = {
     "lint": cmd_lint,
     "export": cmd_export,
     "scenarios": cmd_scenarios,
+    "plan": cmd_plan,
 }
 
 
