@@ -244,3 +244,13 @@ def test_every_bundled_model_plans():
         p = plan(Inputs(model=name, gpu_memory_gib=141, tp=8 if "405B" in name or "V3" in name or "R1" in name else 1,
                         vllm_version="0.24.0"))
         assert p.value("kv_bytes_per_token") > 0 and p.value("weights_bytes_per_gpu") > 0
+
+
+def test_kv_cache_memory_bytes_makes_capacity_exact():
+    # 0.21.0, Llama-3.1-8B: 1000 blocks of 32 x 65536 B; max_model_len 8192 -> 512 blocks per request.
+    p = plan(Inputs(model="meta-llama/Llama-3.1-8B-Instruct", gpu_memory_gib=80, vllm_version="0.21.0",
+                    max_model_len=8192, kv_cache_memory_bytes=1000 * 32 * 65536 + 7))
+    assert p.numbers["kv_tokens"]["basis"] == "exact"
+    assert p.value("num_blocks") == 1000
+    assert p.value("kv_tokens") == int(1000 / 512 * 8192) == 16000
+    assert p.value("max_concurrency") == round(1000 / 512, 4)

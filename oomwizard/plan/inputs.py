@@ -31,6 +31,7 @@ class Inputs:
     vllm_version: str | None = None
     block_size: int | None = None
     enforce_eager: bool = False
+    kv_cache_memory_bytes: int | None = None
     log_facts: dict[str, Any] = field(default_factory=dict, compare=False)
     log_name: str | None = None
 

@@ -40,6 +40,8 @@ class Plan:
     error: str | None
     notes: list[str] = field(default_factory=list)
     suggestions: list[dict[str, Any]] = field(default_factory=list)
+    specs: list[kv.Spec] = field(default_factory=list, repr=False)
+    kv_groups: kv.Groups | None = field(default=None, repr=False)
 
     def value(self, key: str) -> Any:
         return self.numbers[key]["value"]
@@ -130,9 +132,10 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     util = inp.gpu_memory_utilization or budget.default_util(release)
     total_gib = total / GIB
     max_len = inp.max_model_len or m.max_position
-    batched = inp.max_num_batched_tokens or budget.default_batched_tokens(release, total_gib) or max_len
-    if engine == "v1" and batched < max_len and release < kv.v("0.8.0"):
-        batched = max_len
+    batched = inp.max_num_batched_tokens or budget.default_batched_tokens(release, total_gib) or max(max_len, 2048)
+    if engine == "v0" and not inp.max_num_batched_tokens and max_len > 32768:
+        notes.append("V0 turns chunked prefill on by default above 32K context, with a smaller profiling batch; "
+                     "pass --max-num-batched-tokens for that release's value")
     seqs = inp.max_num_seqs or budget.default_max_num_seqs(release, total_gib, gpu["name"])
     block = _block_size(inp, m, gpu["name"], release, notes)
     specs = kv.layer_specs(m.layers, tp=tp, pp=pp, dtype_bytes=kv_bytes, block_size=block, kv_cache_dtype=kvd)
@@ -160,15 +163,27 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     quant = inp.quantization or m.quantization
     weights, wnum = _weights(inp, m, dtype_bytes, quant, tp, pp)
     numbers["weights_bytes_per_gpu"] = wnum
-    est = budget.estimate(
-        hidden=m.hidden_size, inter_gpu=_inter(m) // tp, heads_gpu=m.num_attention_heads // tp,
-        kv_heads_gpu=specs[0].heads, head_dim=specs[0].head_size, vocab=m.vocab_size, batched_tokens=batched,
-        max_num_seqs=seqs, dtype_bytes=dtype_bytes, tp=tp, layers_gpu=len(specs), counted_graphs=True)
+    shape = dict(hidden=m.hidden_size, inter_gpu=_inter(m) // tp, heads_gpu=m.num_attention_heads // tp,
+                 kv_heads_gpu=specs[0].heads, head_dim=specs[0].head_size, vocab=m.vocab_size, max_num_seqs=seqs,
+                 dtype_bytes=dtype_bytes, tp=tp, layers_gpu=len(specs), counted_graphs=True)
+    est = budget.estimate(batched_tokens=batched, **shape)
     mrv2 = budget.mrv2_default(release, m.architecture, m.is_moe, bool(quant))
     counted, why = budget.cudagraph_counted(release, inp.enforce_eager, mrv2)
-    numbers["activation_peak_bytes"] = _measured(inp, "activation_peak_gib", est.activation, est.activation_formula)
-    numbers["non_torch_bytes"] = _measured(inp, "non_torch_gib", est.non_torch, est.non_torch_formula)
-    cg = _measured(inp, "cudagraph_estimate_gib", est.cudagraph, est.cudagraph_formula)
+    lf = inp.log_facts
+    log_batched = lf.get("max_num_batched_tokens") or (lf.get("max_model_len") if engine == "v0" else None)
+    same_shape = (log_batched in (None, batched)) and int(lf.get("tp") or tp) == tp
+    if lf.get("activation_peak_gib") is not None and not same_shape and log_batched:
+        old = budget.estimate(batched_tokens=int(log_batched), **shape).activation
+        act = int(float(lf["activation_peak_gib"]) * GIB) + est.activation - old
+        numbers["activation_peak_bytes"] = num(
+            act, "estimated", f"{lf['activation_peak_gib']} GiB measured in {inp.log_name} at {log_batched} tokens "
+                              f"+ ({est.activation:,} - {old:,}) B, the estimate's change for {batched} tokens")
+    else:
+        numbers["activation_peak_bytes"] = _measured(inp, "activation_peak_gib", est.activation, est.activation_formula,
+                                                     same_shape)
+    numbers["non_torch_bytes"] = _measured(inp, "non_torch_gib", est.non_torch, est.non_torch_formula,
+                                           int(lf.get("tp") or tp) == tp)
+    cg = _measured(inp, "cudagraph_estimate_gib", est.cudagraph, est.cudagraph_formula, same_shape)
     cg["counted"] = counted
     cg["counted_why"] = why
     numbers["cudagraph_bytes"] = cg
@@ -176,7 +191,7 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     numbers["requested_bytes"] = num(requested, gpu["basis"], f"{req_f} = {total_gib:.2f} GiB x {util}",
                                      f"vllm/v1/worker/utils.py request_memory {rel_src}" if release >= kv.v("0.14.0")
                                      else f"vllm/v1/worker/gpu_worker.py {rel_src}")
-    numbers["available_kv_bytes"] = _available(inp, numbers, requested, weights, counted, release, util, total)
+    numbers["available_kv_bytes"] = _available(inp, numbers, requested, weights, counted, release, total, same_shape)
     available = numbers["available_kv_bytes"]["value"]
     cap = kv.capacity(groups, max(0, available), max_len, in_flight, release, engine)
     cap_basis = "exact" if numbers["available_kv_bytes"]["basis"] == "exact" and kv_basis == "exact" else (
@@ -199,7 +214,8 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
                   for s, n in zip(groups.specs, groups.sizes, strict=True)]
     if inp.log_facts:
         notes.extend(_check_log(inp, groups, max_len))
-    return Plan(inp, m, release, engine, gpu, settings, numbers, group_list, error is None, error, notes)
+    return Plan(inp, m, release, engine, gpu, settings, numbers, group_list, error is None, error, notes,
+                specs=specs, kv_groups=groups)
 
 
 def _inter(m: ModelDesc) -> int:
@@ -222,32 +238,33 @@ def _weights(inp: Inputs, m: ModelDesc, dtype_bytes: int, quant: str | None, tp:
     return w, num(w, "estimated", f"({how}) / (TP {tp} x PP {pp})")
 
 
-def _measured(inp: Inputs, key: str, estimate: int, formula: str) -> dict[str, Any]:
+def _measured(inp: Inputs, key: str, estimate: int, formula: str, same: bool) -> dict[str, Any]:
+    """A start-up measurement from the log when it was made with the same shape, else the estimate."""
     lf = inp.log_facts
     if lf.get(key) is not None:
-        same = all(lf.get(k) in (None, getattr(inp, k)) or getattr(inp, k) is None
-                   for k in ("max_num_batched_tokens", "tp"))
         return num(int(float(lf[key]) * GIB), "calibrated" if same else "estimated",
-                   f"{lf[key]} GiB measured in {inp.log_name}" + ("" if same else " (other settings there)"))
+                   f"{lf[key]} GiB measured in {inp.log_name}" + ("" if same else " (other TP or batch there)"))
     return num(estimate, "estimated", formula)
 
 
 def _available(inp: Inputs, numbers: dict, requested: int, weights: int, counted: bool, release: Version,
-               util: float, total: int) -> dict[str, Any]:
+               total: int, same_shape: bool) -> dict[str, Any]:
     lf = inp.log_facts
+    if inp.kv_cache_memory_bytes and release >= kv.v("0.10.2"):
+        return num(inp.kv_cache_memory_bytes, "exact",
+                   "--kv-cache-memory-bytes: vLLM skips the profile's budget and uses this many bytes",
+                   f"vllm/v1/worker/gpu_worker.py determine_available_memory @{release.text}")
     parts = weights + numbers["activation_peak_bytes"]["value"] + numbers["non_torch_bytes"]["value"]
     cg = numbers["cudagraph_bytes"]["value"] if counted else 0
-    if lf.get("kv_cache_gib") is not None and lf.get("gpu_memory_utilization") and not lf.get("kv_cache_memory_bytes"):
-        same = all(lf.get(k) in (None, getattr(inp, k)) or getattr(inp, k) is None
-                   for k in ("tp", "max_num_batched_tokens", "quantization"))
-        if same and (inp.kv_cache_dtype == "auto" or lf.get("kv_cache_dtype") == inp.kv_cache_dtype):
-            old_req, _ = budget.requested_bytes(total, float(lf["gpu_memory_utilization"]), release)
-            non_kv = old_req - int(float(lf["kv_cache_gib"]) * GIB)
-            value = requested - non_kv
-            return num(value, "calibrated",
-                       f"requested {requested / GIB:.2f} GiB - non-KV {non_kv / GIB:.2f} GiB measured in {inp.log_name} "
-                       f"(its requested at util {lf['gpu_memory_utilization']} minus its 'Available KV cache memory' "
-                       f"{lf['kv_cache_gib']} GiB)")
+    if lf.get("kv_cache_gib") is not None and same_shape and not lf.get("kv_cache_memory_bytes") \
+            and (inp.quantization in (None, lf.get("quantization"))) \
+            and (inp.kv_cache_dtype == "auto" or lf.get("kv_cache_dtype") == inp.kv_cache_dtype):
+        log_util = float(lf.get("gpu_memory_utilization") or budget.default_util(release))
+        old_req, _ = budget.requested_bytes(total, log_util, release)
+        non_kv = old_req - int(float(lf["kv_cache_gib"]) * GIB)
+        return num(requested - non_kv, "calibrated",
+                   f"requested {requested / GIB:.2f} GiB - non-KV {non_kv / GIB:.2f} GiB measured in {inp.log_name} "
+                   f"(its requested at util {log_util} minus its 'Available KV cache memory' {lf['kv_cache_gib']} GiB)")
     basis = "estimated" if any(numbers[k]["basis"] == "estimated" for k in
                                ("weights_bytes_per_gpu", "activation_peak_bytes", "non_torch_bytes")) else "calibrated"
     if counted and numbers["cudagraph_bytes"]["basis"] == "estimated":
