@@ -39,6 +39,7 @@ def _inputs(case: dict, log_facts: dict | None = None) -> Inputs:
     return Inputs(model=case["model"], gpu_memory_gib=case.get("gpu_total_gib") or 80.0, tp=case.get("tp", 1),
                   max_model_len=case["max_model_len"], gpu_memory_utilization=case.get("util"),
                   vllm_version=case["release"], kv_cache_dtype=case.get("kv_cache_dtype", "auto"),
+                  quantization=case.get("quantization"),
                   log_facts=log_facts or {}, log_name=case.get("calibrate_from"))
 
 
@@ -47,7 +48,7 @@ def kv_check(case: dict) -> dict:
     pr = case["printed"]
     p = plan(_inputs(case))
     specs, groups = p.specs, p.kv_groups
-    lo, hi = int((pr["kv_gib"] - 0.005) * GIB), int((pr["kv_gib"] + 0.005) * GIB)
+    lo, hi = int((pr["kv_gib"] - 0.005) * GIB), int((pr["kv_gib"] + 0.005) * GIB)  # what prints as kv_gib
     want = {k: pr[k] for k in ("blocks", "kv_tokens", "concurrency", "error_tokens", "needed_gib", "estimated_max_len")
             if k in pr}
     step = max(1, groups.bytes_per_block // 4)
@@ -59,7 +60,8 @@ def kv_check(case: dict) -> dict:
             got["error_tokens"] = cap.kv_tokens
         if "needed_gib" in want:
             got["needed_gib"] = round(kv.needed_bytes(specs, case["max_model_len"], p.settings["max_num_batched_tokens"]) / GIB, 2)
-            got["estimated_max_len"] = kv.estimate_max_len(specs, avail, case["max_model_len"],
+            room = avail - (groups.bytes_per_block if p.release >= kv.v("0.29.0") else 0)  # the null block, 0.29+
+            got["estimated_max_len"] = kv.estimate_max_len(specs, room, case["max_model_len"],
                                                            p.settings["max_num_batched_tokens"])
         for k in want:
             seen[k].add(got[k])

@@ -254,3 +254,18 @@ def test_kv_cache_memory_bytes_makes_capacity_exact():
     assert p.value("num_blocks") == 1000
     assert p.value("kv_tokens") == int(1000 / 512 * 8192) == 16000
     assert p.value("max_concurrency") == round(1000 / 512, 4)
+
+
+def test_benchmark_kv_check_passes_real_cases_and_fails_a_wrong_model():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_plan.py"
+    spec = importlib.util.spec_from_file_location("bench_plan", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    cases = {c["id"]: c for c in json.loads(bench.CASES.read_text("utf-8"))["cases"]}
+    case = cases["qwen3-14b-0102"]
+    assert bench.kv_check(case)["kv_ok"]
+    assert not bench.kv_check({**case, "model": "Qwen/Qwen3-8B"})["kv_ok"]  # 36 layers: other page size
+    assert not bench.kv_check({**case, "release": "0.21.0", "max_model_len": 32000})["kv_ok"]  # other tokens rule

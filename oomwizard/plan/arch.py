@@ -16,7 +16,7 @@ from .errors import PlanError
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "half": 2, "float": 4, "fp32": 4, "fp16": 2, "bf16": 2}
 
 STANDARD = {"llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen2_moe", "qwen3_moe", "gemma", "gemma2", "gemma3",
-            "gemma3_text", "gpt_oss", "phi3", "granite", "olmo2", "deepseek_v2", "deepseek_v3", "kimi_k2"}
+            "gemma3_text", "gpt_oss", "phi3", "granite", "olmo2", "deepseek_v2", "deepseek_v3", "kimi_k2", "minimax_m2"}
 """``model_type`` values whose attention layers this module maps to vLLM's specs."""
 
 MLA_TYPES = {"deepseek_v2", "deepseek_v3", "kimi_k2"}
