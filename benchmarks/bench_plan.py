@@ -37,6 +37,7 @@ CASES = Path(__file__).resolve().parent / "plan_cases.json"
 
 def _inputs(case: dict, log_facts: dict | None = None) -> Inputs:
     return Inputs(model=case["model"], gpu_memory_gib=case.get("gpu_total_gib") or 80.0, tp=case.get("tp", 1),
+                  pp=case.get("pp", 1),
                   max_model_len=case["max_model_len"], gpu_memory_utilization=case.get("util"),
                   vllm_version=case["release"], kv_cache_dtype=case.get("kv_cache_dtype", "auto"),
                   quantization=case.get("quantization"),
@@ -47,7 +48,8 @@ def kv_check(case: dict) -> dict:
     """Does some byte count that prints as the logged GiB give exactly the logged KV numbers?"""
     pr = case["printed"]
     p = plan(_inputs(case))
-    specs, groups = p.specs, p.kv_groups
+    groups = p.kv_groups
+    cspecs, cgroups = p.check_specs, p.check_groups
     lo, hi = int((pr["kv_gib"] - 0.005) * GIB), int((pr["kv_gib"] + 0.005) * GIB)  # what prints as kv_gib
     want = {k: pr[k] for k in ("blocks", "kv_tokens", "concurrency", "error_tokens", "needed_gib", "estimated_max_len")
             if k in pr}
@@ -59,10 +61,10 @@ def kv_check(case: dict) -> dict:
         if p.engine == "v0":
             got["error_tokens"] = cap.kv_tokens
         if "needed_gib" in want:
-            got["needed_gib"] = round(kv.needed_bytes(specs, case["max_model_len"], p.settings["max_num_batched_tokens"]) / GIB, 2)
-            room = avail - (groups.bytes_per_block if p.release >= kv.v("0.29.0") else 0)  # the null block, 0.29+
-            got["estimated_max_len"] = kv.estimate_max_len(specs, room, case["max_model_len"],
-                                                           p.settings["max_num_batched_tokens"])
+            flight = p.settings["max_num_batched_tokens"]
+            got["needed_gib"] = round(kv.needed_for_check(cspecs, cgroups, case["max_model_len"], flight, p.release) / GIB, 2)
+            room = avail - (cgroups.bytes_per_block if p.release >= kv.v("0.29.0") else 0)  # the null block, 0.29+
+            got["estimated_max_len"] = kv.estimate_max_len(cspecs, room, case["max_model_len"], flight, cgroups, p.release)
         for k in want:
             seen[k].add(got[k])
     ok = all(want[k] in seen[k] for k in want)

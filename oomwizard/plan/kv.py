@@ -164,19 +164,40 @@ def needed_bytes(specs: list[Spec], max_model_len: int, in_flight: int) -> int:
     return sum(s.max_memory_usage_bytes(max_model_len, in_flight) for s in specs)
 
 
+def needed_for_check(specs: list[Spec], groups: Groups, max_model_len: int, in_flight: int, release: Version) -> int:
+    """The bytes the start-up check asks for, as each release computes them.
+
+    Before 0.14.0 the sum over layers (``max_memory_usage_bytes``); from 0.14.0
+    ``_max_memory_usage_bytes_from_groups``: group_size x page x blocks, where blocks are those of
+    the first group only in 0.14-0.18 and the sum over groups from 0.19.0. The same for uniform models.
+    """
+    if release < v("0.14.0"):
+        return needed_bytes(specs, max_model_len, in_flight)
+    page = groups.specs[0].page_size_bytes
+    chosen = groups.specs[:1] if release < v("0.19.0") else groups.specs
+    blocks = sum(cdiv(g.max_memory_usage_bytes(max_model_len, in_flight), page) for g in chosen)
+    return groups.group_size * page * blocks
+
+
 def _gib(b: int, release: Version) -> str:
     """vLLM's GiB formatting: ``%.2f`` before 0.14.0, ``str(round(x, 2))`` (``format_gib``) after."""
     return f"{round(b / GIB, 2)}" if release >= v("0.14.0") else f"{b / GIB:.2f}"
 
 
-def estimate_max_len(specs: list[Spec], available: int, max_model_len: int, in_flight: int) -> int:
+def estimate_max_len(specs: list[Spec], available: int, max_model_len: int, in_flight: int,
+                     groups: Groups | None = None, release: Version | None = None) -> int:
     """``estimate_max_model_len``: the binary search vLLM runs for its error message."""
-    if needed_bytes(specs, 1, in_flight) > available:
+    def need(n: int) -> int:
+        if groups is None or release is None:
+            return needed_bytes(specs, n, in_flight)
+        return needed_for_check(specs, groups, n, in_flight, release)
+
+    if need(1) > available:
         return 0
     lo, hi, best = 1, max_model_len, 1
     while lo <= hi:
         mid = (lo + hi) // 2
-        if needed_bytes(specs, mid, in_flight) <= available:
+        if need(mid) <= available:
             best, lo = mid, mid + 1
         else:
             hi = mid - 1
@@ -201,7 +222,7 @@ def startup_error(specs: list[Spec], groups: Groups, available: int, max_model_l
                     f"stored in KV cache ({max_seq_len}). Try increasing `gpu_memory_utilization` or decreasing "
                     "`max_model_len` when initializing the engine.")
         return None
-    need = needed_bytes(specs, max_model_len, in_flight)
+    need = needed_for_check(specs, groups, max_model_len, in_flight, release)
     if need <= available:
         return None
     head = "To serve at least one request with the {m} max seq len ({L}), ({n} {u} KV cache is needed, which is larger " \
@@ -211,7 +232,7 @@ def startup_error(specs: list[Spec], groups: Groups, available: int, max_model_l
         unit = "GiB" if release >= v("0.8.3") else "GB"
         return (head.format(m="models's", L=max_model_len, n=f"{need / GIB:.2f}", a=f"{available / GIB:.2f}", u=unit)
                 + " " + try_.format(util="`gpu_memory_utilization`"))
-    est = estimate_max_len(specs, available, max_model_len, in_flight)
+    est = estimate_max_len(specs, available, max_model_len, in_flight, groups, release)
     h = head.format(m="model's" if new else "models's", L=max_model_len, n=_gib(need, release),
                     a=_gib(available, release), u="GiB")
     if release < v("0.9.1"):

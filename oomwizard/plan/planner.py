@@ -42,6 +42,8 @@ class Plan:
     suggestions: list[dict[str, Any]] = field(default_factory=list)
     specs: list[kv.Spec] = field(default_factory=list, repr=False)
     kv_groups: kv.Groups | None = field(default=None, repr=False)
+    check_specs: list[kv.Spec] = field(default_factory=list, repr=False)
+    check_groups: kv.Groups | None = field(default=None, repr=False)
 
     def value(self, key: str) -> Any:
         return self.numbers[key]["value"]
@@ -201,10 +203,19 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
                                 f"{groups.group_size} layers per group)", cap.source)
     numbers["kv_tokens"] = num(cap.kv_tokens, cap_basis, cap.tokens_formula, cap.source)
     numbers["max_concurrency"] = num(round(cap.max_concurrency, 4), cap_basis, cap.concurrency_formula, cap.source)
-    numbers["kv_bytes_needed_one_request"] = num(kv.needed_bytes(specs, max_len, in_flight), kv_basis,
-                                                 "sum over layers of max_memory_usage_bytes at max_model_len",
-                                                 f"vllm/v1/kv_cache_interface.py {rel_src}")
-    error = _load_error(weights, total) or kv.startup_error(specs, groups, available, max_len, in_flight, release, engine)
+    check_specs, check_groups = specs, groups
+    if pp > 1 and kv.v("0.14.0") <= release < kv.v("0.17.0"):
+        # get_kv_cache_configs @0.14-0.16 checks the groups of the whole model against the smallest worker
+        check_specs = kv.layer_specs(m.layers, tp=tp, pp=1, dtype_bytes=kv_bytes, block_size=block, kv_cache_dtype=kvd)
+        check_groups = kv.group(check_specs, release)
+        notes.append("this release checks one request against the KV cache of every pipeline stage's layers together")
+    need = kv.needed_for_check(check_specs, check_groups, max_len, in_flight, release)
+    numbers["kv_bytes_needed_one_request"] = num(
+        need, kv_basis, "sum over layers of max_memory_usage_bytes at max_model_len" if release < kv.v("0.14.0")
+        else "group_size x page_size_bytes x blocks per request (_max_memory_usage_bytes_from_groups)",
+        f"vllm/v1/core/kv_cache_utils.py {rel_src}")
+    error = _load_error(weights, total) or kv.startup_error(check_specs, check_groups, available, max_len, in_flight,
+                                                            release, engine)
     settings = {"tp": tp, "pp": pp, "dp": inp.dp, "dtype": dtype, "quantization": quant, "kv_cache_dtype": kvd,
                 "max_model_len": max_len, "max_num_seqs": seqs, "max_num_batched_tokens": batched,
                 "gpu_memory_utilization": util, "block_size": block, "enforce_eager": inp.enforce_eager,
@@ -215,7 +226,7 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     if inp.log_facts:
         notes.extend(_check_log(inp, groups, max_len))
     return Plan(inp, m, release, engine, gpu, settings, numbers, group_list, error is None, error, notes,
-                specs=specs, kv_groups=groups)
+                specs=specs, kv_groups=groups, check_specs=check_specs, check_groups=check_groups)
 
 
 def _inter(m: ModelDesc) -> int:
