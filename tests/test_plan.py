@@ -273,14 +273,14 @@ def test_benchmark_kv_check_passes_real_cases_and_fails_a_wrong_model():
 
 def test_check_bytes_for_hybrid_models_per_release():
     # Gemma-3-27B at 131072 tokens, 8192 batched, page 16 x 8192 B: sliding groups need
-    # cdiv(1023 + 8192, 16) + 1 = 578 blocks, the full group 8192 blocks; group size 10.
+    # cdiv(1023 + 8192, 16) + 1 = 577 blocks, the full group 8192 blocks; group size 10.
     m = describe(bundled_models()["google/gemma-3-27b-it"], "g3", "test")
     specs = kv.layer_specs(m.layers, tp=1, pp=1, dtype_bytes=2, block_size=16, kv_cache_dtype="auto")
     page = 16 * 8192
     at = {r: kv.needed_for_check(specs, kv.group(specs, V(r)), 131072, 8192, V(r)) for r in ("0.13.0", "0.14.0", "0.19.0")}
-    assert at["0.13.0"] == 52 * 578 * page + 10 * 8192 * page  # the sum over layers
-    assert at["0.14.0"] == 10 * page * 578  # the first group's blocks only
-    assert at["0.19.0"] == 10 * page * (6 * 578 + 8192)  # every group's
+    assert at["0.13.0"] == 52 * 577 * page + 10 * 8192 * page  # the sum over layers
+    assert at["0.14.0"] == 10 * page * 577  # the first group's blocks only
+    assert at["0.19.0"] == 10 * page * (6 * 577 + 8192)  # every group's
 
 
 def test_pipeline_parallel_check_covers_all_stages_in_0_14_to_0_16():
