@@ -289,3 +289,30 @@ def test_pipeline_parallel_check_covers_all_stages_in_0_14_to_0_16():
     # 48 layers x 8192 blocks x 16 x 2048 B = 24 GiB in 0.15; one stage's 24 layers from 0.17
     assert plan(base.but(vllm_version="0.15.0")).value("kv_bytes_needed_one_request") == 24 * GIB
     assert plan(base.but(vllm_version="0.17.0")).value("kv_bytes_needed_one_request") == 12 * GIB
+
+
+def test_free_memory_check_at_start_up():
+    from oomwizard.plan.budget import free_memory_error
+
+    total, req = int(79.19 * GIB), int(79.19 * GIB * 0.9)
+    msg = free_memory_error(60 * GIB, total, 0.9, req, V("0.11.0"))
+    assert msg.startswith("Free memory on device (60.0/79.19 GiB) on startup is less than desired GPU memory "
+                          "utilization (0.9, 71.27 GiB).")
+    assert "device cuda:0 (60.0/" in free_memory_error(60 * GIB, total, 0.9, req, V("0.21.0"))
+    assert free_memory_error(75 * GIB, total, 0.9, req, V("0.21.0")) is None
+    assert free_memory_error(60 * GIB, total, 0.9, req, V("0.9.1")) is None  # no such check before 0.9.2
+    p = plan(Inputs(model="meta-llama/Llama-3.1-8B-Instruct", vllm_version="0.21.0"),
+             gpu={"name": "NVIDIA H100 80GB HBM3", "total_bytes": total, "basis": "exact", "source": "NVML",
+                  "free_bytes": 30 * GIB})
+    assert not p.fits and p.error.startswith("Free memory on device cuda:0 (30.0/79.19 GiB)")
+
+
+def test_suggestion_for_busy_gpu_lowers_utilization():
+    from oomwizard.plan.suggest import suggestions
+
+    total = int(79.19 * GIB)
+    p = plan(Inputs(model="meta-llama/Llama-3.1-8B-Instruct", vllm_version="0.21.0", max_model_len=8192),
+             gpu={"name": "H100", "total_bytes": total, "basis": "exact", "source": "NVML", "free_bytes": 40 * GIB})
+    (sug,) = suggestions(p)
+    assert sug["value"] == 0.5 and 0.5 * total <= 40 * GIB  # int(40 / 79.19 x 100) / 100
+    assert plan(p.inputs.but(gpu_memory_utilization=0.5), gpu=p.gpu).fits

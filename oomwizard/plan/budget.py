@@ -52,6 +52,21 @@ def requested_bytes(total: int, util: float, release: Version) -> tuple[int, str
     return int(total * util), "total x gpu_memory_utilization"
 
 
+def free_memory_error(free: int, total: int, util: float, requested: int, release: Version) -> str | None:
+    """The start-up check of 0.9.2+ (``gpu_worker.py``; ``request_memory`` from 0.14.0): the GPU must
+    have ``total x util`` free when vLLM starts, whatever other processes hold."""
+    if engine_of(release) != "v1" or release < v("0.9.2") or free >= requested:
+        return None
+
+    def g(b: int) -> str:
+        return f"{round(b / GIB, 2)}"
+
+    device = " cuda:0" if release >= v("0.14.0") else ""
+    return (f"Free memory on device{device} ({g(free)}/{g(total)} GiB) on startup is less than desired GPU memory "
+            f"utilization ({util}, {g(requested)} GiB). Decrease GPU memory utilization or reduce GPU memory used by "
+            "other processes.")
+
+
 def mrv2_default(release: Version, arch: str, is_moe: bool, quantized: bool) -> bool:
     """Whether Model Runner V2 runs by default (``vllm/config/vllm.py`` / ``gpu_worker.py``)."""
     if release < v("0.22.0"):

@@ -60,15 +60,19 @@ def _gpu(inp: Inputs) -> dict[str, Any]:
     if inp.gpu in (None, "detect"):
         found = detect_gpu()
         if found:
-            name, total, count = found
+            name, total, count, free = found
             return {"name": name, "total_bytes": total, "basis": "exact", "source": "NVML", "count": count,
-                    "free_bytes": None}
+                    "free_bytes": free}
         if inp.gpu == "detect" or not lf.get("gpu_name"):
             raise PlanError("no GPU detected through NVML; pass --gpu NAME or --gpu-memory GIB",
                             "未通过 NVML 检测到 GPU；请使用 --gpu NAME 或 --gpu-memory GIB")
         g = gpu_from_table(str(lf["gpu_name"]))
     else:
         g = gpu_from_table(inp.gpu)
+    if g.get("total_gib_seen"):
+        return {"name": g["name"], "total_bytes": int(g["total_gib_seen"] * GIB), "basis": "estimated",
+                "source": f"bundled table: {g['total_source']} (drivers differ a little; --gpu-memory makes it exact)",
+                "free_bytes": None}
     return {"name": g["name"], "total_bytes": int(g["memory_gb"] * GIB), "basis": "estimated",
             "source": f"bundled table: {g['source']}; the total CUDA reports is a little lower, so pass --gpu-memory "
                       "with the total vLLM prints for an exact plan", "free_bytes": None}
@@ -147,6 +151,10 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     if hybrid and release < kv.v("0.11.0"):
         kv_basis = "estimated"
         notes.append("sliding-window grouping before 0.11.0 was not read from that release's code; 0.11.0 rules used")
+    elif hybrid and release >= kv.v("0.20.0"):
+        kv_basis = "estimated"
+        notes.append("from 0.20.0 vLLM may pack sliding-window and full-attention layers into other groups "
+                     "(group_and_unify_kv_cache_specs, packed groups); the planner uses the 0.19 grouping")
     in_flight = batched
     if any(s.kind == "sliding" for s in specs) and release >= kv.v("0.26.0"):
         in_flight = 2 * batched * (1 if pp == 1 else pp)
@@ -156,7 +164,7 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     numbers: dict[str, dict[str, Any]] = {}
     per_tok = sum(s.bytes_per_token for s in specs)
     numbers["kv_bytes_per_token"] = num(
-        per_tok, kv_basis,
+        per_tok, "exact",
         " + ".join(sorted({f"{sum(1 for x in specs if x == s)} x {s.kind} "
                            f"({'1 x ' + str(s.head_size) if s.kind == 'mla' else '2 x ' + str(s.heads) + ' x ' + str(s.head_size)}"
                            f" x {s.dtype_bytes} B)" for s in specs})),
@@ -214,8 +222,11 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
         need, kv_basis, "sum over layers of max_memory_usage_bytes at max_model_len" if release < kv.v("0.14.0")
         else "group_size x page_size_bytes x blocks per request (_max_memory_usage_bytes_from_groups)",
         f"vllm/v1/core/kv_cache_utils.py {rel_src}")
-    error = _load_error(weights, total) or kv.startup_error(check_specs, check_groups, available, max_len, in_flight,
-                                                            release, engine)
+    free = gpu.get("free_bytes")
+    error = (_load_error(weights, total)
+             or (budget.free_memory_error(free, total, util, requested, release) if free is not None else None)
+             or kv.startup_error(check_specs, check_groups, available, max_len, in_flight,
+                                                            release, engine))
     settings = {"tp": tp, "pp": pp, "dp": inp.dp, "dtype": dtype, "quantization": quant, "kv_cache_dtype": kvd,
                 "max_model_len": max_len, "max_num_seqs": seqs, "max_num_batched_tokens": batched,
                 "gpu_memory_utilization": util, "block_size": block, "enforce_eager": inp.enforce_eager,

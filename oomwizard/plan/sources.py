@@ -103,8 +103,8 @@ def gpu_from_table(name: str) -> dict[str, Any]:
     return best
 
 
-def detect_gpu() -> tuple[str, int, int] | None:
-    """``(name, total bytes, count)`` of the first GPU NVML sees, or ``None``."""
+def detect_gpu() -> tuple[str, int, int, int | None] | None:
+    """``(name, total bytes, count, free bytes)`` of the first GPU NVML sees, or ``None``."""
     from ..facts.gpu import read_nvml
 
     info = read_nvml()
@@ -112,7 +112,8 @@ def detect_gpu() -> tuple[str, int, int] | None:
     if not gpus:
         return None
     g = gpus[0]
-    total = (g.get("memory") or {}).get("total")
+    mem = g.get("memory") or {}
+    total, free = mem.get("total"), mem.get("free")
     if not isinstance(total, int) or total <= 0:
         return None
-    return str(g["name"]), total, len(gpus)
+    return str(g["name"]), total, len(gpus), free if isinstance(free, int) else None

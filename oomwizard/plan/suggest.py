@@ -40,6 +40,18 @@ def suggestions(p: Plan) -> list[dict[str, Any]]:
                         "cost": f"requests longer than {n} tokens are refused (was {s['max_model_len']})",
                         "kv_tokens": best.value("kv_tokens")})
     util = s["gpu_memory_utilization"]
+    free = p.gpu.get("free_bytes")
+    if free is not None and p.error and p.error.startswith("Free memory on device"):
+        u = int(free / p.gpu["total_bytes"] * 100) / 100
+        while u > 0.05:
+            q = _try(p, gpu_memory_utilization=u)
+            if q and q.fits:
+                out.append({"change": f"--gpu-memory-utilization {u}", "flag": "--gpu-memory-utilization", "value": u,
+                            "cost": f"vLLM then uses {u * p.gpu['total_bytes'] / GIB:.2f} GiB: what other processes "
+                                    "leave free now, so the KV cache is smaller", "kv_tokens": q.value("kv_tokens")})
+                break
+            u = round(u - 0.01, 2)
+        return out
     for step in range(1, 100):
         u = round(util + step * 0.01, 2)
         if u > UTIL_MAX:
