@@ -36,7 +36,8 @@ CASES = Path(__file__).resolve().parent / "plan_cases.json"
 
 
 def _inputs(case: dict, log_facts: dict | None = None) -> Inputs:
-    return Inputs(model=case["model"], gpu_memory_gib=case.get("gpu_total_gib") or 80.0, tp=case.get("tp", 1),
+    return Inputs(model=case["model"], gpu=case.get("gpu"), gpu_memory_gib=case.get("gpu_total_gib") or 80.0,
+                  tp=case.get("tp", 1),
                   pp=case.get("pp", 1),
                   max_model_len=case["max_model_len"], gpu_memory_utilization=case.get("util"),
                   vllm_version=case["release"], kv_cache_dtype=case.get("kv_cache_dtype", "auto"),
@@ -67,7 +68,7 @@ def kv_check(case: dict) -> dict:
             got["estimated_max_len"] = kv.estimate_max_len(cspecs, room, case["max_model_len"], flight, cgroups, p.release)
         for k in want:
             seen[k].add(got[k])
-    ok = all(want[k] in seen[k] for k in want)
+    ok = all(want[k] in seen[k] for k in want) if want else None  # nothing printed to check
     return {"kv_ok": ok, "checked": sorted(want), "kv_bytes_per_token": p.value("kv_bytes_per_token"),
             "found": {k: sorted(v)[:3] for k, v in seen.items() if want[k] not in v}}
 
@@ -80,6 +81,9 @@ def budget_check(case: dict, by_id: dict) -> dict | None:
     pred = p.value("available_kv_bytes") / GIB
     out = {"predicted_gib": round(pred, 3), "printed_gib": pr["kv_gib"],
            "error_pct": round(100 * (pred - pr["kv_gib"]) / pr["kv_gib"], 2)}
+    if "weights_gib" in pr:
+        w = p.value("weights_bytes_per_gpu") / GIB
+        out["weights_error_pct"] = round(100 * (w - pr["weights_gib"]) / pr["weights_gib"], 2)
     src = by_id.get(case.get("calibrate_from", ""))
     if src:
         s = src["printed"]
@@ -108,22 +112,24 @@ def main() -> int:
             row.update(b)
         rows.append(row)
     print(f"{'case':<28} {'split':<7} {'rel':<7} {'KV exact':<9} {'pred GiB':>9} {'printed':>8} {'err %':>7} "
-          f"{'calib %':>8}")
+          f"{'calib %':>8} {'weights %':>10}")
     for r in rows:
-        print(f"{r['id']:<28} {r['split']:<7} {r['release']:<7} {'yes' if r['kv_ok'] else 'NO':<9} "
+        mark = "-" if r["kv_ok"] is None else "yes" if r["kv_ok"] else "NO"
+        print(f"{r['id']:<28} {r['split']:<7} {r['release']:<7} {mark:<9} "
               f"{r.get('predicted_gib', ''):>9} {r.get('printed_gib', ''):>8} {r.get('error_pct', ''):>7} "
-              f"{r.get('calibrated_error_pct', ''):>8}")
+              f"{r.get('calibrated_error_pct', ''):>8} {r.get('weights_error_pct', ''):>10}")
     print()
     for key in ("split", "release", "family"):
         for value in sorted({r[key] for r in rows}):
             sel = [r for r in rows if r[key] == value]
             errs = [abs(r["error_pct"]) for r in sel if "error_pct" in r]
-            kv_ok = sum(r["kv_ok"] for r in sel)
+            checked = [r for r in sel if r["kv_ok"] is not None]
+            kv_ok = sum(bool(r["kv_ok"]) for r in checked)
             mean = f"{statistics.mean(errs):.2f} %" if errs else "-"
-            print(f"{key}={value:<10} KV exact {kv_ok}/{len(sel)}   budget mean |error| {mean} over {len(errs)} case(s)")
+            print(f"{key}={value:<10} KV exact {kv_ok}/{len(checked)}   budget mean |error| {mean} over {len(errs)} case(s)")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", "utf-8")
-    return 0 if all(r["kv_ok"] for r in rows) else 1
+    return 0 if all(r["kv_ok"] is not False for r in rows) else 1
 
 
 if __name__ == "__main__":
