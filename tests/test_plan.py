@@ -316,3 +316,29 @@ def test_suggestion_for_busy_gpu_lowers_utilization():
     (sug,) = suggestions(p)
     assert sug["value"] == 0.5 and 0.5 * total <= 40 * GIB  # int(40 / 79.19 x 100) / 100
     assert plan(p.inputs.but(gpu_memory_utilization=0.5), gpu=p.gpu).fits
+
+
+def _facts(**values):
+    from oomwizard.facts.model import Fact, FactSet
+
+    return FactSet.of([Fact(k, v, "test") for k, v in values.items()])
+
+
+def test_leaf_context_from_the_planner_uses_vllms_check():
+    from oomwizard.render.calcs.memory import max_model_len_fit
+
+    # vllm#34076's numbers: 3.18 GiB printed; PP 2 on 0.15 checks all 48 layers: 48 x 16 x 2048 B per block
+    fs = _facts(model="Qwen/Qwen3-30B-A3B", kv_cache_gib=3.18, max_model_len=262144, vllm_version="0.15.0", pp=2)
+    c = max_model_len_fit(fs)
+    blocks = int((3.18 - 0.005) * GIB) // (48 * 16 * 2048)
+    assert c.value == "33792" and f"{blocks * 16:,} tokens" in c.why.en
+    assert max_model_len_fit(_facts(model="no-such/model", kv_cache_gib=3.18, max_model_len=262144)) is None
+
+
+def test_leaf_tp_for_weights_when_the_load_died_before_printing_them():
+    from oomwizard.render.calcs.memory import tp_for_weights
+
+    fs = _facts(model="meta-llama/Llama-3.1-70B-Instruct", gpu_mem_total_bytes=int(79.19 * GIB))
+    c = tp_for_weights(fs)
+    assert c.value == "2" and "estimated from the architecture" in c.why.en
+    assert tp_for_weights(_facts(model="Qwen/Qwen3-next-80B", gpu_mem_total_bytes=int(79.19 * GIB))) is None

@@ -32,6 +32,8 @@ class Inputs:
     block_size: int | None = None
     enforce_eager: bool = False
     kv_cache_memory_bytes: int | None = None
+    logged_kv_bytes: int | None = None
+    """KV memory a log printed for these very settings: the capacity is then vLLM's arithmetic on it."""
     log_facts: dict[str, Any] = field(default_factory=dict, compare=False)
     log_name: str | None = None
 

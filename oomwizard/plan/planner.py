@@ -276,6 +276,8 @@ def _available(inp: Inputs, numbers: dict, requested: int, weights: int, counted
         return num(inp.kv_cache_memory_bytes, "exact",
                    "--kv-cache-memory-bytes: vLLM skips the profile's budget and uses this many bytes",
                    f"vllm/v1/worker/gpu_worker.py determine_available_memory @{release.text}")
+    if inp.logged_kv_bytes is not None:
+        return num(inp.logged_kv_bytes, "calibrated", "'Available KV cache memory' as the log printed it")
     parts = weights + numbers["activation_peak_bytes"]["value"] + numbers["non_torch_bytes"]["value"]
     cg = numbers["cudagraph_bytes"]["value"] if counted else 0
     if lf.get("kv_cache_gib") is not None and same_shape and not lf.get("kv_cache_memory_bytes") \
