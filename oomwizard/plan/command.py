@@ -76,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
                                 ("--max-num-batched-tokens", args.max_num_batched_tokens, 1, 1 << 24),
                                 ("--block-size", args.block_size, 1, 4096)):
         if _bad(value, lo, hi):
-            print(f"oomwizard: {name} {value} is outside {lo}..{hi}", file=sys.stderr)
+            msg = f"{name} {value} 超出范围 {lo}..{hi}" if lang == "zh" else f"{name} {value} is outside {lo}..{hi}"
+            print(f"oomwizard: {msg}", file=sys.stderr)
             return Exit.USAGE
     facts: dict[str, Any] = {}
     if args.log:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..i18n import Text
 from ..versions import Version
 from . import budget, kv
 from .arch import DTYPE_BYTES, ModelDesc
@@ -38,7 +39,7 @@ class Plan:
     groups: list[dict[str, Any]]
     fits: bool
     error: str | None
-    notes: list[str] = field(default_factory=list)
+    notes: list[Text] = field(default_factory=list)
     suggestions: list[dict[str, Any]] = field(default_factory=list)
     specs: list[kv.Spec] = field(default_factory=list, repr=False)
     kv_groups: kv.Groups | None = field(default=None, repr=False)
@@ -101,8 +102,9 @@ def _block_size(inp: Inputs, m: ModelDesc, gpu_name: str, release: Version, note
             size = 64
         else:
             size = 16
-        notes.append(f"MLA block size {size}: the default backend's forced size on {gpu_name}; pass --block-size if "
-                     "the log says otherwise")
+        notes.append(Text(f"MLA block size {size}: the default backend's forced size on {gpu_name}; pass --block-size "
+                          "if the log says otherwise",
+                          f"MLA 块大小 {size}：{gpu_name} 上默认后端强制的大小；若日志显示不同，请用 --block-size 指定"))
         return size
     return 16
 
@@ -140,8 +142,9 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     max_len = inp.max_model_len or m.max_position
     batched = inp.max_num_batched_tokens or budget.default_batched_tokens(release, total_gib) or max(max_len, 2048)
     if engine == "v0" and not inp.max_num_batched_tokens and max_len > 32768:
-        notes.append("V0 turns chunked prefill on by default above 32K context, with a smaller profiling batch; "
-                     "pass --max-num-batched-tokens for that release's value")
+        notes.append(Text("V0 turns chunked prefill on by default above 32K context, with a smaller profiling batch; "
+                          "pass --max-num-batched-tokens for that release's value",
+                          "V0 在上下文超过 32K 时默认开启分块预填充，剖析批次更小；请用 --max-num-batched-tokens 给出该版本的值"))
     seqs = inp.max_num_seqs or budget.default_max_num_seqs(release, total_gib, gpu["name"])
     block = _block_size(inp, m, gpu["name"], release, notes)
     specs = kv.layer_specs(m.layers, tp=tp, pp=pp, dtype_bytes=kv_bytes, block_size=block, kv_cache_dtype=kvd)
@@ -150,16 +153,19 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     kv_basis = "exact"
     if hybrid and release < kv.v("0.11.0"):
         kv_basis = "estimated"
-        notes.append("sliding-window grouping before 0.11.0 was not read from that release's code; 0.11.0 rules used")
+        notes.append(Text("sliding-window grouping before 0.11.0 was not read from that release's code; 0.11.0 rules used",
+                          "0.11.0 之前的滑动窗口分组未按该版本代码核对；按 0.11.0 的规则计算"))
     elif hybrid and release >= kv.v("0.20.0"):
         kv_basis = "estimated"
-        notes.append("from 0.20.0 vLLM may pack sliding-window and full-attention layers into other groups "
-                     "(group_and_unify_kv_cache_specs, packed groups); the planner uses the 0.19 grouping")
+        notes.append(Text("from 0.20.0 vLLM may pack sliding-window and full-attention layers into other groups "
+                          "(group_and_unify_kv_cache_specs, packed groups); the planner uses the 0.19 grouping",
+                          "自 0.20.0 起 vLLM 可能把滑动窗口层与全注意力层打包成其他分组；规划器按 0.19 的分组计算"))
     in_flight = batched
     if any(s.kind == "sliding" for s in specs) and release >= kv.v("0.26.0"):
         in_flight = 2 * batched * (1 if pp == 1 else pp)
-        notes.append("sliding-window reservation from 0.26.0 uses max_in_flight_tokens = 2 x max_num_batched_tokens "
-                     "(async scheduling on, its default where supported)")
+        notes.append(Text("sliding-window reservation from 0.26.0 uses max_in_flight_tokens = 2 x max_num_batched_tokens "
+                          "(async scheduling on, its default where supported)",
+                          "自 0.26.0 起滑动窗口预留按 max_in_flight_tokens = 2 x max_num_batched_tokens 计算（默认开启异步调度）"))
     rel_src = f"@{release.text}"
     numbers: dict[str, dict[str, Any]] = {}
     per_tok = sum(s.bytes_per_token for s in specs)
@@ -216,7 +222,8 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
         # get_kv_cache_configs @0.14-0.16 checks the groups of the whole model against the smallest worker
         check_specs = kv.layer_specs(m.layers, tp=tp, pp=1, dtype_bytes=kv_bytes, block_size=block, kv_cache_dtype=kvd)
         check_groups = kv.group(check_specs, release)
-        notes.append("this release checks one request against the KV cache of every pipeline stage's layers together")
+        notes.append(Text("this release checks one request against the KV cache of every pipeline stage's layers together",
+                          "此版本按所有流水线阶段的层合计检查单个请求所需的 KV cache"))
     need = kv.needed_for_check(check_specs, check_groups, max_len, in_flight, release)
     numbers["kv_bytes_needed_one_request"] = num(
         need, kv_basis, "sum over layers of max_memory_usage_bytes at max_model_len" if release < kv.v("0.14.0")
@@ -309,7 +316,7 @@ def _load_error(weights: int, total: int) -> str | None:
     return None
 
 
-def _check_log(inp: Inputs, groups: kv.Groups, max_len: int) -> list[str]:
+def _check_log(inp: Inputs, groups: kv.Groups, max_len: int) -> list[Text]:
     """The log's own KV line against our per-token bytes: a mismatch means the model or settings differ."""
     lf = inp.log_facts
     gib, tokens = lf.get("kv_cache_gib"), lf.get("kv_cache_tokens")
@@ -319,6 +326,9 @@ def _check_log(inp: Inputs, groups: kv.Groups, max_len: int) -> list[str]:
     lo = int((float(gib) - 0.005) * GIB) // bpb * groups.specs[0].block_size
     hi = int((float(gib) + 0.005) * GIB) // bpb * groups.specs[0].block_size
     if lo - groups.specs[0].block_size <= int(tokens) <= hi + groups.specs[0].block_size:
-        return [f"the log's KV line ({gib} GiB -> {int(tokens):,} tokens) matches this model's page size"]
-    return [f"the log's KV line ({gib} GiB -> {int(tokens):,} tokens) does not match this model's page size "
-            f"({lo:,}-{hi:,} tokens expected): the log is of another model, dtype, block size or TP"]
+        return [Text(f"the log's KV line ({gib} GiB -> {int(tokens):,} tokens) matches this model's page size",
+                     f"日志的 KV 行（{gib} GiB -> {int(tokens):,} token）与该模型的页大小一致")]
+    return [Text(f"the log's KV line ({gib} GiB -> {int(tokens):,} tokens) does not match this model's page size "
+                 f"({lo:,}-{hi:,} tokens expected): the log is of another model, dtype, block size or TP",
+                 f"日志的 KV 行（{gib} GiB -> {int(tokens):,} token）与该模型的页大小不符（应为 {lo:,}-{hi:,}）："
+                 "日志来自其他模型、dtype、块大小或 TP")]

@@ -29,7 +29,8 @@ def body(p: Plan) -> dict[str, Any]:
         "fits": p.fits,
         "error": p.error,
         "suggestions": p.suggestions,
-        "notes": p.notes,
+        "notes": [n.en for n in p.notes],
+        "notes_zh": [n.zh for n in p.notes],
     }
 
 
@@ -87,9 +88,9 @@ def text(p: Plan, lang: str = "en") -> str:
             lines.append("")
             lines.append(T["fixes"](lang))
             for sug in p.suggestions:
-                lines.append(f"  {sug['change']:<32} {sug['cost']}")
+                lines.append(f"  {sug['change']:<32} {sug['cost_zh'] if lang == 'zh' else sug['cost']}")
     for note in p.notes:
-        lines.append(f"  * {note}")
+        lines.append(f"  * {note(lang)}")
     lines.append("")
     lines.append(T["basis"](lang))
     return "\n".join(lines) + "\n"
