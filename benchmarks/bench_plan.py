@@ -12,16 +12,22 @@ Two checks per case, where the log printed what they need:
   estimated), and with the log of an earlier start of the same model (``calibrate_from``), as a
   percentage error against the printed figure.
 
-Peers (vramscout, modelinfo-cli) are not run: neither is installed here and both need network
-access to the Hugging Face Hub for a model's config, which this benchmark does not use.
+Peers, side by side where they run offline on a local config.json: ``vramscout`` (its ``--engine vllm``
+budget: available KV = memory budget - weights - runtime - prefill scratch) when the command is on
+PATH or in $VRAMSCOUT (``pip install '.[bench-peers]'``). ``modelinfo-cli`` needs a checkpoint file or
+the Hugging Face Hub, so it cannot run on a bare config and is not compared.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,6 +79,31 @@ def kv_check(case: dict) -> dict:
             "found": {k: sorted(v)[:3] for k, v in seen.items() if want[k] not in v}}
 
 
+def vramscout_available(case: dict, exe: str) -> float | None:
+    """vramscout's available KV GiB for the case, run on the bundled config.json, or None."""
+    from oomwizard.plan.sources import bundled_models, find_bundled
+
+    key = find_bundled(case["model"])
+    if key is None or "gpu_total_gib" not in case:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = Path(tmp) / "config.json"
+        cfg.write_text(json.dumps(bundled_models()[key]), "utf-8")
+        cmd = [exe, str(cfg), "--engine", "vllm", "--vram-gib", str(case["gpu_total_gib"]), "--context",
+               str(case["max_model_len"]), "--tp", str(case.get("tp", 1)), "--json",
+               "--gpu-memory-utilization", str(case.get("util") or 0.9)]
+        if case.get("kv_cache_dtype") == "fp8":
+            cmd += ["--kv-dtype", "fp8"]
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=True).stdout
+            doc = json.loads(out)
+        except (OSError, subprocess.SubprocessError, ValueError):
+            return None
+    parts = doc.get("parts_gib", {})
+    non_kv = sum(v for k, v in parts.items() if k != "KV cache")
+    return float(doc["memory_budget_gib"]) - non_kv
+
+
 def budget_check(case: dict, by_id: dict) -> dict | None:
     pr = case["printed"]
     if "gpu_total_gib" not in case or "kv_gib" not in pr:
@@ -101,6 +132,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args()
+    peer = os.environ.get("VRAMSCOUT") or shutil.which("vramscout")
     cases = json.loads(CASES.read_text("utf-8"))["cases"]
     by_id = {c["id"]: c for c in cases}
     rows = []
@@ -110,14 +142,19 @@ def main() -> int:
         b = budget_check(c, by_id)
         if b:
             row.update(b)
+            vs = vramscout_available(c, peer) if peer else None
+            if vs is not None:
+                row["vramscout_gib"] = round(vs, 3)
+                row["vramscout_error_pct"] = round(100 * (vs - b["printed_gib"]) / b["printed_gib"], 2)
         rows.append(row)
     print(f"{'case':<28} {'split':<7} {'rel':<7} {'KV exact':<9} {'pred GiB':>9} {'printed':>8} {'err %':>7} "
-          f"{'calib %':>8} {'weights %':>10}")
+          f"{'calib %':>8} {'weights %':>10} {'vramscout %':>12}")
     for r in rows:
         mark = "-" if r["kv_ok"] is None else "yes" if r["kv_ok"] else "NO"
         print(f"{r['id']:<28} {r['split']:<7} {r['release']:<7} {mark:<9} "
               f"{r.get('predicted_gib', ''):>9} {r.get('printed_gib', ''):>8} {r.get('error_pct', ''):>7} "
-              f"{r.get('calibrated_error_pct', ''):>8} {r.get('weights_error_pct', ''):>10}")
+              f"{r.get('calibrated_error_pct', ''):>8} {r.get('weights_error_pct', ''):>10} "
+              f"{r.get('vramscout_error_pct', ''):>12}")
     print()
     for key in ("split", "release", "family"):
         for value in sorted({r[key] for r in rows}):
@@ -126,7 +163,10 @@ def main() -> int:
             checked = [r for r in sel if r["kv_ok"] is not None]
             kv_ok = sum(bool(r["kv_ok"]) for r in checked)
             mean = f"{statistics.mean(errs):.2f} %" if errs else "-"
-            print(f"{key}={value:<10} KV exact {kv_ok}/{len(checked)}   budget mean |error| {mean} over {len(errs)} case(s)")
+            peers = [abs(r["vramscout_error_pct"]) for r in sel if "vramscout_error_pct" in r]
+            peer_mean = f", vramscout {statistics.mean(peers):.2f} %" if peers else ""
+            print(f"{key}={value:<10} KV exact {kv_ok}/{len(checked)}   budget mean |error| {mean} over {len(errs)} "
+                  f"case(s){peer_mean}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", "utf-8")
     return 0 if all(r["kv_ok"] is not False for r in rows) else 1
