@@ -342,3 +342,19 @@ def test_leaf_tp_for_weights_when_the_load_died_before_printing_them():
     c = tp_for_weights(fs)
     assert c.value == "2" and "estimated from the architecture" in c.why.en
     assert tp_for_weights(_facts(model="Qwen/Qwen3-next-80B", gpu_mem_total_bytes=int(79.19 * GIB))) is None
+
+
+def test_log_of_a_release_without_graph_reservation_calibrates_one_with_it():
+    facts = {"kv_cache_gib": 50.0, "gpu_memory_utilization": 0.9, "vllm_version": "0.19.0", "weights_gib": 14.99}
+    base = Inputs(model="meta-llama/Llama-3.1-8B-Instruct", gpu_memory_gib=79.19, gpu_memory_utilization=0.9,
+                  log_facts=facts, log_name="old.log")
+    same = plan(base.but(vllm_version="0.19.0"))
+    newer = plan(base.but(vllm_version="0.21.0"))
+    assert same.numbers["available_kv_bytes"]["basis"] == "calibrated"
+    assert same.value("available_kv_bytes") == 50 * GIB  # same settings: the log's own figure
+    # 0.21 reserves the graph estimate that 0.19 (default VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0) did not
+    graphs = newer.value("cudagraph_bytes")
+    assert newer.numbers["available_kv_bytes"]["basis"] == "estimated" and graphs > 0
+    assert newer.value("available_kv_bytes") == 50 * GIB - graphs
+    older = plan(base.but(vllm_version="0.11.0"))  # 0.11 truncates total x util, 0.19 rounds it up
+    assert older.value("available_kv_bytes") == int(int(79.19 * GIB) * 0.9) - (math.ceil(int(79.19 * GIB) * 0.9) - 50 * GIB)

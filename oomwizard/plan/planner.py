@@ -207,7 +207,12 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     numbers["requested_bytes"] = num(requested, gpu["basis"], f"{req_f} = {total_gib:.2f} GiB x {util}",
                                      f"vllm/v1/worker/utils.py request_memory {rel_src}" if release >= kv.v("0.14.0")
                                      else f"vllm/v1/worker/gpu_worker.py {rel_src}")
-    numbers["available_kv_bytes"] = _available(inp, numbers, requested, weights, counted, release, total, same_shape)
+    log_release = Version.try_parse(lf.get("vllm_version")) or release
+    counted_then = budget.cudagraph_counted(
+        log_release, bool(lf.get("enforce_eager", inp.enforce_eager)),
+        budget.mrv2_default(log_release, m.architecture, m.is_moe, bool(quant)))[0]
+    numbers["available_kv_bytes"] = _available(inp, numbers, requested, weights, counted, release, total, same_shape,
+                                               counted_then)
     available = numbers["available_kv_bytes"]["value"]
     cap = kv.capacity(groups, max(0, available), max_len, in_flight, release, engine)
     cap_basis = "exact" if numbers["available_kv_bytes"]["basis"] == "exact" and kv_basis == "exact" else (
@@ -277,7 +282,7 @@ def _measured(inp: Inputs, key: str, estimate: int, formula: str, same: bool) ->
 
 
 def _available(inp: Inputs, numbers: dict, requested: int, weights: int, counted: bool, release: Version,
-               total: int, same_shape: bool) -> dict[str, Any]:
+               total: int, same_shape: bool, counted_then: bool) -> dict[str, Any]:
     lf = inp.log_facts
     if inp.kv_cache_memory_bytes and release >= kv.v("0.10.2"):
         return num(inp.kv_cache_memory_bytes, "exact",
@@ -290,12 +295,20 @@ def _available(inp: Inputs, numbers: dict, requested: int, weights: int, counted
     if lf.get("kv_cache_gib") is not None and same_shape and not lf.get("kv_cache_memory_bytes") \
             and (inp.quantization in (None, lf.get("quantization"))) \
             and (inp.kv_cache_dtype == "auto" or lf.get("kv_cache_dtype") == inp.kv_cache_dtype):
-        log_util = float(lf.get("gpu_memory_utilization") or budget.default_util(release))
-        old_req, _ = budget.requested_bytes(total, log_util, release)
+        log_release = Version.try_parse(lf.get("vllm_version")) or release
+        log_util = float(lf.get("gpu_memory_utilization") or budget.default_util(log_release))
+        old_req, _ = budget.requested_bytes(total, log_util, log_release)
         non_kv = old_req - int(float(lf["kv_cache_gib"]) * GIB)
-        return num(requested - non_kv, "calibrated",
-                   f"requested {requested / GIB:.2f} GiB - non-KV {non_kv / GIB:.2f} GiB measured in {inp.log_name} "
-                   f"(its requested at util {log_util} minus its 'Available KV cache memory' {lf['kv_cache_gib']} GiB)")
+        f = (f"requested {requested / GIB:.2f} GiB - non-KV {non_kv / GIB:.2f} GiB measured in {inp.log_name} "
+             f"(its requested at util {log_util} minus its 'Available KV cache memory' {lf['kv_cache_gib']} GiB)")
+        graphs = numbers["cudagraph_bytes"]["value"]
+        if counted and not counted_then:
+            f += " - the CUDA graph estimate this release reserves and the log's did not"
+            return num(requested - non_kv - graphs, "estimated", f)
+        if counted_then and not counted:
+            f += " + the CUDA graph estimate the log's release reserved and this one does not"
+            return num(requested - non_kv + graphs, "estimated", f)
+        return num(requested - non_kv, "calibrated", f)
     basis = "estimated" if any(numbers[k]["basis"] == "estimated" for k in
                                ("weights_bytes_per_gpu", "activation_peak_bytes", "non_torch_bytes")) else "calibrated"
     if counted and numbers["cudagraph_bytes"]["basis"] == "estimated":
