@@ -114,7 +114,7 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     m = model or load_model(inp.model)
     release = _release(inp)
     engine = budget.engine_of(release)
-    notes: list[str] = []
+    notes: list[Text] = []
     if engine == "v0" and (m.use_mla or any(layer.kind == "sliding" for layer in m.layers)):
         raise PlanError(f"vLLM {release.text} runs the V0 engine, whose MLA and sliding-window cache the planner does not "
                         "reproduce; plan for 0.8.0 or later, or pass --log of a real start",
@@ -186,7 +186,8 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     mrv2 = budget.mrv2_default(release, m.architecture, m.is_moe, bool(quant))
     counted, why = budget.cudagraph_counted(release, inp.enforce_eager, mrv2)
     lf = inp.log_facts
-    log_batched = lf.get("max_num_batched_tokens") or (lf.get("max_model_len") if engine == "v0" else None)
+    log_batched = lf.get("max_num_batched_tokens") or (
+        max(int(lf["max_model_len"]), 2048) if engine == "v0" and lf.get("max_model_len") else None)
     same_shape = (log_batched in (None, batched)) and int(lf.get("tp") or tp) == tp
     if lf.get("activation_peak_gib") is not None and not same_shape and log_batched:
         old = budget.estimate(batched_tokens=int(log_batched), **shape).activation
