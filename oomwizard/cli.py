@@ -128,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .onboard.commands import add_parsers as add_onboard_parsers
 
     add_onboard_parsers(sub, _add_common)
+    from .plan.command import add_parser as _add_plan
+
+    _add_plan(sub)
     return parser
 
 
@@ -407,6 +410,12 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
+def cmd_plan(args: argparse.Namespace) -> int:
+    from .plan.command import run
+
+    return run(args)
+
+
 def run_interactive(args: argparse.Namespace) -> int:
     _check_python(args)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -443,6 +452,7 @@ COMMANDS = {
     "scenarios": cmd_scenarios,
     "browse": lambda args: _onboard("cmd_browse", args),
     "tour": lambda args: _onboard("cmd_tour", args),
+    "plan": cmd_plan,
 }
 
 

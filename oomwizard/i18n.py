@@ -154,6 +154,7 @@ UI: dict[str, Text] = {
     "tui.help": Text("Why we ask", "为什么问"),
     "tui.facts": Text("Facts", "事实"),
     "tui.copy": Text("Copy", "复制"),
+    "tui.plan": Text("Plan", "规划"),
     "tui.save": Text("Save", "保存"),
     "tui.cancel": Text("Cancel", "取消"),
     "tui.accept_all": Text("Accept all suggestions", "全部采用建议"),

@@ -38,7 +38,8 @@ _NAME_ENDINGS = (
     "password", "passwd", "_pass", "_pwd", "creds", "credential", "credentials", "connection_string",
 )
 _NAME_INNER = ("secret", "password", "passwd", "api_key", "apikey", "access_key", "private_key")
-_NAME_EXCLUDE = ("_tokens",)
+_NAME_EXCLUDE = ("_tokens", "per_token")
+"""Counts, not secrets: ``max_num_batched_tokens``, ``kv_bytes_per_token``."""
 
 
 def secret_name(name: str) -> bool:

@@ -108,6 +108,9 @@ def max_model_len_fit(facts: FactSet) -> Computed | None:
             ),
             ("estimated_max_model_len",),
         )
+    planned = _planned_len(facts)
+    if planned is not None:
+        return planned
     need, have, mml = _num(facts, "kv_needed_gib"), _num(facts, "kv_cache_gib"), _num(facts, "max_model_len")
     if need and have is not None and mml and 0 < have < need:
         raw = mml * have / need
@@ -137,6 +140,24 @@ def max_model_len_fit(facts: FactSet) -> Computed | None:
             ("kv_cache_tokens",),
         )
     return None
+
+
+def _planned_len(facts: FactSet) -> Computed | None:
+    """The planner's answer when the log names a model it can describe: vLLM's own check, run here."""
+    from ...plan.from_facts import max_model_len_fit as planned
+
+    p = planned(facts)
+    if p is None:
+        return None
+    val = _round_len(p.value)
+    names = p.inputs
+    return Computed(
+        str(val),
+        Text(f"{p.how} ({_src(facts, *names)}); rounded down to {val:,}.",
+             f"按 vLLM 的启动检查（块与层分组由规划器计算），{facts.value('kv_cache_gib')} GiB KV cache 最多容纳 "
+             f"{p.value:,} 个 token（{_src(facts, *names)}）；向下取整为 {val:,}。"),
+        names,
+    )
 
 
 # --- gpu_memory_utilization ------------------------------------------------------------------------
@@ -504,6 +525,12 @@ def _weights_total(facts: FactSet) -> tuple[float, str, str, tuple[str, ...]] | 
             f"单卡 {w:.2f} GiB x TP {tp} x PP {pp} = 权重共 {t:.2f} GiB",
             ("weights_gib", "tp", "pp"),
         )
+    from ...plan.from_facts import weights_total
+
+    planned = weights_total(facts)
+    if planned is not None:
+        t = planned.value / GIB
+        return t, planned.how, f"规划器按模型估算权重共 {t:.2f} GiB（{planned.how}）", planned.inputs
     return None
 
 

@@ -47,6 +47,7 @@ class LeafScreen(WizardScreen, FactsAware):
         Binding("c", "copy", "tui.copy"),
         Binding("s", "save", "tui.save"),
         Binding("v", "verify", "tui.verify"),
+        Binding("p", "plan", "tui.plan", show=False),  # capacity leaves; see check_action
         Binding("b,escape", "back", "tui.back"),
         Binding("1", "show_tab('fix')", show=False),
         Binding("2", "show_tab('checklist')", show=False),
@@ -232,7 +233,39 @@ class LeafScreen(WizardScreen, FactsAware):
         return any(c.auto for c in self.done.leaf.checks)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "plan":
+            return self._plan_inputs() is not None
         return self._checkable() if action == "verify" else True
+
+    def _plan_inputs(self) -> object | None:
+        """The plan screen is offered on capacity leaves whose facts name a plannable model and a GPU size."""
+        if not hasattr(self, "_plan_memo"):
+            self._plan_memo = self._find_plan_inputs()
+        return self._plan_memo
+
+    def _find_plan_inputs(self) -> object | None:
+        from ...plan.errors import PlanError
+        from .plan import CAPACITY_LEAVES, inputs_from_facts
+
+        if self.done.leaf.id not in CAPACITY_LEAVES:
+            return None
+        inputs = inputs_from_facts(self.done.facts)
+        if inputs is None:
+            return None
+        try:
+            from ...plan.planner import plan
+
+            plan(inputs)
+        except PlanError:
+            return None
+        return inputs
+
+    def action_plan(self) -> None:
+        from .plan import PlanScreen
+
+        inputs = self._plan_inputs()
+        if inputs is not None:
+            self.app.push_screen(PlanScreen(inputs))  # type: ignore[arg-type]
 
     def action_verify(self) -> None:
         from .verify import VerifyScreen

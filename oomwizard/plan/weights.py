@@ -1,0 +1,124 @@
+"""Weight bytes: exact from safetensors headers when the files are here, else from the parameter count.
+
+A safetensors file starts with an 8-byte little-endian header length and a JSON header that
+lists every tensor's dtype and shape; that is all we read (never the tensors). Without the
+files, the parameter count follows from the architecture (embeddings, attention, MLP or
+experts) and bytes per parameter from the dtype and quantization method.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+from typing import Any
+
+ST_DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
+                  "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "BOOL": 1, "U16": 2, "U32": 4, "U64": 8, "F4": 0.5}
+MAX_HEADER = 100 << 20
+"""A header over 100 MiB is not a safetensors header (the format's own limit)."""
+
+QUANT_BYTES = {None: None, "fp8": 1.0, "fbgemm_fp8": 1.0, "modelopt": 1.0, "awq": 0.5 + 4 / 128, "gptq": 0.5 + 4 / 128,
+               "awq_marlin": 0.5 + 4 / 128, "gptq_marlin": 0.5 + 4 / 128, "bitsandbytes": 0.5 + 2 / 64,
+               "mxfp4": 0.5 + 1 / 32, "modelopt_fp4": 0.5 + 1 / 16, "compressed-tensors": None}
+"""Bytes per quantized linear-layer weight, group scales included (estimates: group sizes vary)."""
+
+
+def header_bytes(path: Path) -> int:
+    """Sum of tensor sizes listed in one safetensors header."""
+    with path.open("rb") as f:
+        raw = f.read(8)
+        if len(raw) != 8:
+            raise ValueError(f"{path.name}: too short for a safetensors file")
+        (n,) = struct.unpack("<Q", raw)
+        if n > MAX_HEADER:
+            raise ValueError(f"{path.name}: header length {n} is not plausible")
+        head = json.loads(f.read(n))
+    total = 0.0
+    for name, t in head.items():
+        if name == "__metadata__" or not isinstance(t, dict):
+            continue
+        count = 1
+        for d in t.get("shape", []):
+            count *= int(d)
+        total += count * ST_DTYPE_BYTES.get(str(t.get("dtype")), 2)
+    return int(total)
+
+
+def file_weight_bytes(model_dir: Path) -> tuple[int, str] | None:
+    """Exact checkpoint bytes: the headers of every ``*.safetensors``, else the index's ``total_size``."""
+    files = sorted(model_dir.glob("*.safetensors"))
+    files = [f for f in files if not f.name.startswith("consolidated")] or files
+    if files:
+        try:
+            return sum(header_bytes(f) for f in files), f"safetensors headers of {len(files)} file(s)"
+        except (OSError, ValueError):
+            pass
+    index = model_dir / "model.safetensors.index.json"
+    if index.is_file():
+        try:
+            size = json.loads(index.read_text("utf-8")).get("metadata", {}).get("total_size")
+        except (OSError, ValueError):
+            size = None
+        if isinstance(size, int) and size > 0:
+            return size, "model.safetensors.index.json metadata.total_size"
+    return None
+
+
+def quantization_of(cfg: dict[str, Any]) -> str | None:
+    q = cfg.get("quantization_config")
+    if not isinstance(q, dict):
+        return None
+    method = str(q.get("quant_method") or "").lower() or None
+    if method == "compressed-tensors":
+        groups = q.get("config_groups") or {}
+        for g in groups.values() if isinstance(groups, dict) else []:
+            w = (g or {}).get("weights") or {}
+            bits, kind = w.get("num_bits"), str(w.get("type") or "")
+            if bits == 8 and kind == "float":
+                return "fp8"
+            if bits == 4:
+                return "gptq"
+    return method
+
+
+def count_params(cfg: dict[str, Any], mt: str) -> dict[str, int]:
+    """Parameters by part (``embed``, ``head``, ``linear``, ``other``), as the architecture defines them."""
+    h, n, v = int(cfg["hidden_size"]), int(cfg["num_hidden_layers"]), int(cfg["vocab_size"])
+    heads = int(cfg["num_attention_heads"])
+    kv = int(cfg.get("num_key_value_heads") or heads)
+    d = int(cfg.get("head_dim") or h // heads)
+    inter = int(cfg.get("intermediate_size") or 0)
+    if mt in ("deepseek_v2", "deepseek_v3", "kimi_k2"):
+        nope, rope, vd = int(cfg["qk_nope_head_dim"]), int(cfg["qk_rope_head_dim"]), int(cfg["v_head_dim"])
+        rank, qr = int(cfg["kv_lora_rank"]), cfg.get("q_lora_rank")
+        q = (h * qr + qr * heads * (nope + rope)) if qr else h * heads * (nope + rope)
+        attn = q + h * (rank + rope) + rank * heads * (nope + vd) + heads * vd * h
+    else:
+        attn = h * heads * d + 2 * h * kv * d + heads * d * h
+    experts = int(cfg.get("num_local_experts") or cfg.get("num_experts") or cfg.get("n_routed_experts") or 0)
+    moe_inter = int(cfg.get("moe_intermediate_size") or inter)
+    shared = int(cfg.get("n_shared_experts") or 0) * moe_inter + int(cfg.get("shared_expert_intermediate_size") or 0)
+    dense_layers = int(cfg.get("first_k_dense_replace") or 0) if experts else n
+    step = int(cfg.get("decoder_sparse_step") or 1)
+    if experts and mt in ("qwen2_moe", "qwen3_moe") and step > 1:
+        dense_layers = n - n // step
+    moe_layers = n - dense_layers
+    mlp_dense = 3 * h * inter
+    mlp_moe = experts * 3 * h * moe_inter + 3 * h * shared + h * experts
+    linear = n * attn + dense_layers * mlp_dense + moe_layers * mlp_moe
+    tied = bool(cfg.get("tie_word_embeddings", False))
+    return {"embed": v * h, "head": 0 if tied else v * h, "linear": linear, "other": (2 * n + 1) * h,
+            "experts": moe_layers * experts * 3 * h * moe_inter}
+
+
+def estimated_bytes(params: dict[str, int], dtype_bytes: int, quant: str | None) -> tuple[float, str]:
+    """Checkpoint bytes from the parameter count; quantized methods shrink linear layers only."""
+    per = QUANT_BYTES.get(quant) if quant else None
+    quantized = params["experts"] if quant == "mxfp4" else params["linear"]  # mxfp4 checkpoints quantize experts only
+    lin = quantized * (per or dtype_bytes) + (params["linear"] - quantized) * dtype_bytes
+    rest = (params["embed"] + params["head"] + params["other"]) * dtype_bytes
+    how = (f"(embed {params['embed']:,} + head {params['head']:,} + norms {params['other']:,}"
+           f" + unquantized linear {params['linear'] - quantized:,}) x {dtype_bytes} B"
+           f" + {'experts' if quant == 'mxfp4' else 'linear'} {quantized:,} x {per or dtype_bytes:.4g} B")
+    return lin + rest, how
