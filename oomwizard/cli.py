@@ -114,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
 
     p = sub.add_parser("scenarios", help="list the scenario ids")
+    p.add_argument("--format", choices=("text", "json"), default="text")
     _add_common(p)
     return parser
 
@@ -127,10 +128,17 @@ def _text_width() -> int:
     return max(60, min(100, shutil.get_terminal_size((88, 24)).columns - 1))
 
 
-def _json(data: Any) -> None:
-    from .render.output import clean_json
+def _json(data: dict[str, Any], kind: str | None = None) -> None:
+    """Print one JSON document: ``data`` as it is when it already carries the envelope, else
+    wrapped in the envelope of ``kind`` (every JSON output has one; see render/envelope.py)."""
+    from .render.envelope import envelope, kind_of
+    from .render.output import clean_json, write_clean
 
-    sys.stdout.write(clean_json(data) + "\n")
+    if kind_of(data) is None:
+        if kind is None:
+            raise TypeError("JSON output without an envelope: pass kind= or call envelope()")
+        data = envelope(kind, data)
+    write_clean(sys.stdout, clean_json(data) + "\n")
 
 
 def _err(msg: str) -> None:
@@ -244,7 +252,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         out = diag.to_json()
         out["facts"] = facts.to_json()
         out["leaf"] = leaf_json(result.leaf, result.facts, result.path) if result else None
-        _json(out)
+        _json(out, "diagnose")
     elif args.format == "markdown":
         sys.stdout.write(diagnosis_markdown(diag, lang))
         if result:
@@ -313,7 +321,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         facts = _machine_facts(args, False)
         facts.update(_overrides(args.overrides))
     if args.format == "json":
-        _json(leaf_json(leaf, facts))
+        _json(leaf_json(leaf, facts), "show")
     elif args.format == "markdown":
         art = kb.article("leaves", leaf.id, lang)
         sys.stdout.write(leaf_markdown(leaf, facts, None, lang, article=art.body if art else None))
@@ -345,7 +353,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return Exit.CANCELLED
     if args.format == "json":
-        _json(result.to_json())
+        _json(result.to_json(), "verify")
     else:
         sys.stdout.write(verification_text(result, lang, _text_width()))
     if result.failed:
@@ -359,7 +367,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     problems = lint()
     errors = [p for p in problems if p.severity == "error"]
     if args.format == "json":
-        _json({"ok": not errors, "problems": [p.__dict__ for p in problems]})
+        _json({"ok": not errors, "problems": [dict(p.__dict__) for p in problems]}, "lint")
     else:
         for p in problems:
             print(p)
@@ -377,6 +385,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_scenarios(args: argparse.Namespace) -> int:
     lang = detect_lang(args.lang)
     kb = _load_kb()
+    if args.format == "json":
+        from .render.export import scenarios_json
+
+        _json({"scenarios": scenarios_json(kb)}, "scenarios")
+        return Exit.OK
     width = max(len(s) for s in kb.scenarios)
     for sid, sc in kb.scenarios.items():
         print(f"{sid:<{width}}  {sc.title(lang)}")
