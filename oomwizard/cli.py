@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from .logs.reader import Progress, Source
 
 NO_TTY_HINT = (
-    "oomwizard: no interactive terminal here (stdin or stdout is not a TTY), so the wizard cannot "
-    "start. Over SSH, connect with `ssh -t`. Without a terminal, use the non-interactive commands: "
+    "oomwizard: no interactive terminal here (this process has no controlling terminal, /dev/tty), "
+    "so the wizard cannot start. Over SSH, connect with `ssh -t`. Without a terminal, use the non-interactive commands: "
     "`oomwizard diagnose vllm.log --format json` to diagnose a log, `oomwizard detect` to read this "
     "machine, `oomwizard show SCENARIO_ID` to print a fix, `oomwizard export --format html --output DIR` "
     "for the whole knowledge base."
@@ -398,26 +398,63 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 def run_interactive(args: argparse.Namespace) -> int:
     _check_python(args)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    from .launch import LaunchOptions, launch
+    from .terminal import SCREEN_FDS, attach_for, has_tty, needs_attach
+
+    plain = args.plain or os.environ.get("TERM", "") == "dumb"
+    attach = needs_attach(SCREEN_FDS)
+    if attach and not has_tty():
         print(NO_TTY_HINT, file=sys.stderr)
         return Exit.NO_TTY
-    from .launch import LaunchOptions, launch
+    code = _check_logs(args.log)
+    if code:
+        return code
+    attached = None
+    if attach:
+        # `kubectl logs pod/x | oomwizard`: the log from the pipe, the keys from /dev/tty.
+        attached = attach_for(args.follow)
+        if attached is None:
+            print(NO_TTY_HINT, file=sys.stderr)
+            return Exit.NO_TTY
+    try:
+        piped = attached is not None and attached.piped and "-" not in args.log
+        opts = LaunchOptions(
+            logs=[*args.log, *(["-"] if piped else [])],
+            demo=args.demo,
+            lang=detect_lang(args.lang),
+            inline=args.inline,
+            plain=plain,
+            machine=args.machine,
+            python=args.python,
+            overrides=_overrides(args.overrides),
+            follow=args.follow,
+        )
+        if args.follow and len(opts.logs) != 1:
+            _err("--follow reads one log: pass it with --log FILE")
+            return Exit.USAGE
+        return launch(opts)
+    finally:
+        if attached is not None:
+            attached.detach()
 
-    opts = LaunchOptions(
-        logs=list(args.log),
-        demo=args.demo,
-        lang=detect_lang(args.lang),
-        inline=args.inline,
-        plain=args.plain or os.environ.get("TERM", "") == "dumb",
-        machine=args.machine,
-        python=args.python,
-        overrides=_overrides(args.overrides),
-        follow=args.follow,
-    )
-    if args.follow and len(opts.logs) != 1:
-        _err("--follow reads one log: pass it with --log FILE")
-        return Exit.USAGE
-    return launch(opts)
+
+def _check_logs(paths: Sequence[str]) -> int:
+    """``--log`` files the wizard cannot read stop it before it starts, as ``diagnose`` does
+    (exit 4); a named pipe is left unopened, its data is the wizard's to read."""
+    from .logs.diagnose import InputError
+    from .logs.inputs import check_path, is_named_pipe
+    from .logs.reader import open_source
+
+    try:
+        for p in paths:
+            if p != "-":
+                st = check_path(p)
+                if st is None or not is_named_pipe(st):
+                    open_source(p)
+    except InputError as e:
+        _err(str(e))
+        return Exit.INPUT
+    return 0
 
 
 COMMANDS = {
