@@ -81,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="log files (.gz allowed); - or nothing reads stdin")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     p.add_argument("--detect", action="store_true", help="also read this machine (GPUs, packages, environment)")
+    p.add_argument("--output", metavar="FILE",
+                   help="also save the fix to FILE, as the wizard's save does: .sh (runs nothing until "
+                        "given a fix number), .md, or text; an existing file is kept unless --force")
+    p.add_argument("--force", action="store_true", help="with --output: replace an existing file")
     p.add_argument("--follow", action="store_true",
                    help="keep reading the log as it grows (a file, or - for `kubectl logs -f` / `journalctl -f`) "
                         "and diagnose when the engine dies; Ctrl+C diagnoses what was read")
@@ -263,7 +267,30 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             sys.stdout.write("\n" + leaf_text(result.leaf, result.facts, result.path, lang, width=_text_width()))
     for w in diag.warnings:
         _err(w)
+    if args.output:
+        code = _save_output(args, result, kb, lang)
+        if code:
+            return code
     return Exit.OK if diag.matches else Exit.NO_MATCH
+
+
+def _save_output(args: argparse.Namespace, result: Any, kb: Any, lang: str) -> int:
+    """``diagnose --output FILE``: the file the wizard's save writes (same code, render/save.py)."""
+    from .render.save import save_leaf
+
+    if result is None:
+        _err(ui("save.no_fix", lang, path=args.output))
+        return Exit.NO_MATCH
+    try:
+        path = save_leaf(args.output, result, kb, lang, overwrite=args.force)
+    except FileExistsError:
+        _err(ui("save.exists", lang, path=args.output))
+        return Exit.ERROR
+    except OSError as e:
+        _err(ui("tui.save.failed", lang, path=args.output, error=e.strerror or e))
+        return Exit.ERROR
+    _err(ui("tui.save.done", lang, path=str(path)))
+    return 0
 
 
 T = TypeVar("T")

@@ -285,6 +285,9 @@ UI: dict[str, Text] = {
         "{path} exists. Enter again overwrites it; or change the name.", "{path} 已存在。再按一次回车覆盖；或换个名字。"
     ),
     "tui.save.done": Text("Saved to {path}", "已保存到 {path}"),
+    "save.exists": Text("{path} exists; pass --force to replace it", "{path} 已存在；要替换它请加 --force"),
+    "save.no_fix": Text("nothing saved to {path}: no known failure was found, so there is no fix",
+                        "未保存到 {path}：没有发现已知的故障，因此没有修复"),
     "tui.save.failed": Text("Could not save {path}: {error}", "无法保存 {path}：{error}"),
     "tui.verify": Text("Check new log", "检查新日志"),
     "tui.verify.title": Text("Check the log of the next start", "检查下次启动的日志"),
