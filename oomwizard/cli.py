@@ -117,6 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace an existing file, or write into a folder that is not empty")
     _add_common(p)
 
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)")
+    p.add_argument("shell", choices=("bash", "zsh", "fish"),
+                   help="bash: source <(oomwizard completion bash); zsh: the same; fish: oomwizard completion fish | source")
+
     p = sub.add_parser("scenarios", help="list the scenario ids")
     p.add_argument("--format", choices=("text", "json"), default="text")
     _add_common(p)
@@ -484,6 +488,13 @@ def _check_logs(paths: Sequence[str]) -> int:
     return 0
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    from .completion import script
+
+    sys.stdout.write(script(args.shell, build_parser()))
+    return Exit.OK
+
+
 COMMANDS = {
     "diagnose": cmd_diagnose,
     "detect": cmd_detect,
@@ -492,6 +503,7 @@ COMMANDS = {
     "lint": cmd_lint,
     "export": cmd_export,
     "scenarios": cmd_scenarios,
+    "completion": cmd_completion,
 }
 
 
