@@ -421,9 +421,11 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
         _json({"scenarios": scenarios_json(kb)}, "scenarios")
         return Exit.OK
+    from .render.cells import fill
+
     width = max(len(s) for s in kb.scenarios)
     for sid, sc in kb.scenarios.items():
-        print(f"{sid:<{width}}  {sc.title(lang)}")
+        print(fill(f"{sid:<{width}}  {sc.title(lang)}", _text_width(), "", " " * (width + 2)))
     return Exit.OK
 
 

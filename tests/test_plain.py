@@ -214,7 +214,7 @@ def test_a_failed_start_is_reported_with_its_line(tmp_path: Path) -> None:
     code, out, _err, _ = drive(ENTER * 5 + "y" + str(log) + ENTER, lang="zh")
     assert code == Exit.OK
     assert "[!] 新日志出现" in out and "未通过" in out
-    assert f"{log}:2: (EngineCore_DP0 pid=3811) ERROR" in out
+    assert f"{log}:2: (EngineCore_DP0 pid=3811) ERROR" in " ".join(out.split())  # wrapped to the width
     assert "修复尚未生效" in out
 
 

@@ -6,7 +6,6 @@ the normal screen on exit, so all of them say the same thing in the same order.
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from ..engine import Step
@@ -14,6 +13,7 @@ from ..facts.model import FactSet
 from ..i18n import Text, ui
 from ..kb.coderef import parse_code_ref
 from ..kb.model import Check, Leaf
+from .cells import fill
 from .commands import RenderedFix, render_fix
 
 
@@ -96,13 +96,7 @@ def leaf_json(leaf: Leaf, facts: FactSet | None = None, path: tuple[Step, ...] |
 def _wrap(text: str, indent: str, width: int, hang: str | None = None) -> str:
     """Wrap prose; ``hang`` indents continuation lines (defaults to ``indent``)."""
     rest = indent if hang is None else hang
-    return "\n".join(
-        textwrap.fill(
-            p, width=width, initial_indent=indent, subsequent_indent=rest, break_on_hyphens=False, break_long_words=False
-        )
-        for p in text.split("\n")
-        if p.strip()
-    )
+    return "\n".join(fill(p, width, indent, rest) for p in text.split("\n") if p.strip())
 
 
 def _how(step: Step) -> str:
@@ -128,7 +122,7 @@ def leaf_text(
 ) -> str:
     """Plain text for terminals and pipes: commands are never wrapped, prose is."""
     out: list[str] = []
-    out.append(f"== {leaf.title(lang)} ==")
+    out.append(fill(f"== {leaf.title(lang)} ==", width, "", "   "))
     out.append(f"{ui('evidence', lang)}: {ui('evidence.' + leaf.evidence, lang)}   [{leaf.id}]")
     out.append("")
     out.append(f"{ui('conclusion', lang)}:")

@@ -10,12 +10,12 @@ the operator has edited it.
 from __future__ import annotations
 
 import re
-import textwrap
 
 from ..engine import Step
 from ..facts.model import FactSet
 from ..i18n import ui
 from ..kb.model import Leaf
+from .cells import wrap
 from .commands import RenderedFix, RenderedVariant
 from .redact import REDACTED
 from .report import render_fixes
@@ -31,7 +31,7 @@ def _comment(text: str, width: int = 78, indent: str = "", lead: str = "") -> li
     for para in text.split("\n"):
         if not para.strip():
             continue
-        lines.extend(textwrap.wrap(para, width=width, initial_indent=first, subsequent_indent=rest))
+        lines.extend(wrap(para, width, first, rest))
     return lines
 
 
