@@ -332,6 +332,21 @@ UI: dict[str, Text] = {
     "tui.plain.which_scenario": Text("Continue with which diagnosis?", "以哪个诊断继续？"),
     "tui.plain.none_of_these": Text("None of these — answer the questions", "都不是——回答问题"),
     "tui.plain.cancelled": Text("oomwizard: cancelled.", "oomwizard：已取消。"),
+    "plain.pick": Text("Type a number from 1 to {n}.", "请输入 1 到 {n} 之间的数字。"),
+    "plain.facts": Text("≡ review or change the facts", "≡ 查看或修改已知信息"),
+    "plain.facts_prompt": Text(
+        "Name of a fact to change (Enter: go on)", "要修改的事实名称（直接回车：继续）"
+    ),
+    "plain.paste_help": Text(
+        "Paste the log, then a line with only a dot (.) or Ctrl+D:",
+        "粘贴日志，然后输入只有一个点（.）的一行，或按 Ctrl+D：",
+    ),
+    "plain.save_offer": Text("Save the fix to a file?", "把修复方案保存到文件吗？"),
+    "plain.save_path": Text(
+        "File (.sh: a script that runs nothing until you pick a fix; .md: Markdown; other: text)",
+        "文件（.sh：选择方案前不会执行任何操作的脚本；.md：Markdown；其他：纯文本）",
+    ),
+    "plain.save_replace": Text("{path} exists. Replace it?", "{path} 已存在。要替换它吗？"),
 }
 
 

@@ -17,9 +17,9 @@ DEADLINE = 60.0
 
 
 def run_pty(args: list[str], *, cols: int = 80, rows: int = 24, env: dict[str, str] | None = None,
-            keys: list[bytes] | None = None, wait_for: bytes | None = None) -> tuple[int, bytes]:
+            keys: bytes = b"", wait_for: bytes | None = None) -> tuple[int, bytes]:
     """``python -m oomwizard ARGS`` with stdin, stdout and stderr on a new pty; ``keys`` are typed
-    one after another, each once the output has grown since the last (``wait_for`` first)."""
+    ahead in one go once ``wait_for`` shows (the terminal keeps them until the program reads)."""
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
     full_env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "TMUX")}
@@ -33,9 +33,8 @@ def run_pty(args: list[str], *, cols: int = 80, rows: int = 24, env: dict[str, s
                             cwd=ROOT, env=full_env, preexec_fn=own_tty)
     os.close(slave)
     out = bytearray()
-    pending = list(keys or [])
+    pending = keys
     end = time.monotonic() + DEADLINE
-    mark = 0
     while time.monotonic() < end:
         ready, _, _ = select.select([master], [], [], 0.2)
         if ready:
@@ -46,10 +45,9 @@ def run_pty(args: list[str], *, cols: int = 80, rows: int = 24, env: dict[str, s
             if not chunk:
                 break
             out += chunk
-        if pending and len(out) > mark and (wait_for is None or wait_for in out):
-            time.sleep(0.3)  # let the prompt finish drawing before the key arrives
-            os.write(master, pending.pop(0))
-            mark = len(out)
+        if pending and (wait_for is None or wait_for in out):
+            os.write(master, pending)
+            pending = b""
     os.close(master)
     try:
         code = proc.wait(timeout=10)

@@ -7,6 +7,8 @@ unbreakable token (a URL) keeps its line; every other line fits.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from ptyrun import run_pty
 
@@ -40,3 +42,14 @@ def test_zh_output_fits_the_terminal(args: list[str], cols: int) -> None:
     text = out.decode("utf-8")
     assert any(cell_len(line) > len(line) for line in text.splitlines())  # Chinese really is there
     assert too_wide(text, cols) == []
+
+
+def test_plain_mode_in_zh_at_60_columns_wraps_choices_instead_of_cutting_them() -> None:
+    code, out = run_pty(["--plain", "--demo", "--lang", "zh"], cols=60, env={"TERM": "dumb"},
+                        keys=b"\r" * 30, wait_for=b"1-")
+    assert code == 0, out[-2000:]
+    # Keys typed ahead are echoed before they are read, so the next prompt follows an answer's
+    # prompt on the same line of the transcript; on a terminal the operator's Enter ends it.
+    text = re.sub(r"(1-\d+(?: \[\d+\])?: |\[y/N\]: |\[[^\]\n]*\]: )", r"\1\n", out.decode("utf-8"))
+    assert "“Capturing CUDA graphs”）" in " ".join(text.split())  # a long choice is wrapped whole, not cut
+    assert too_wide(text, 60) == []
