@@ -41,9 +41,11 @@ def pane(tmp_path: Path):
 
 
 @tmux
-@pytest.mark.parametrize("plain", [False, True], ids=["tui", "plain"])
-def test_a_piped_log_opens_the_wizard_and_keys_come_from_the_terminal(pane, plain: bool) -> None:
-    args = ["--machine", str(DEMO_MACHINE), *(["--plain"] if plain else [])]
+@pytest.mark.parametrize("plain,follow", [(False, False), (True, False), (False, True)],
+                         ids=["tui", "plain", "tui-follow"])
+def test_a_piped_log_opens_the_wizard_and_keys_come_from_the_terminal(pane, plain: bool, follow: bool) -> None:
+    """``--follow`` reads the pipe itself as it grows (``kubectl logs -f``) instead of a copy."""
+    args = ["--machine", str(DEMO_MACHINE), *(["--plain"] if plain else []), *(["--follow"] if follow else [])]
     p = pane(args, stdin=DEMO_LOG)
     # The diagnosis of what came down the pipe, named as stdin, with the line it was found on.
     p.wait_for("the piped log's diagnosis", lambda: "<stdin>:68" in p.screen())
