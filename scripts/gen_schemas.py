@@ -137,7 +137,8 @@ GPU = obj(
     },
     {
         "uuid": nullable(STR), "pci_bus_id": nullable(STR), "cc": nullable(STR), "sm": nullable(STR),
-        "arch": nullable(STR), "mig": {"type": "object"}, "compute_mode": nullable(STR),
+        "arch": nullable(STR), "compute_mode": nullable(STR),
+        "mig": nullable(obj({"enabled": BOOL}, {"pending": BOOL, "devices": arr({"type": "object"})}, closed=False)),
         "processes": arr(obj({"pid": INT}, {"used_bytes": nullable(INT)}, closed=False)),
         "nvlinks_active": nullable(INT),
     },
@@ -221,7 +222,17 @@ BODIES: dict[str, tuple[str, dict[str, Any], list[str]]] = {
             "allocator": ALLOCATOR,
             "processes": obj({"servers": arr(SERVER), "leftovers": arr(obj({"pid": INT}, closed=False)),
                               "scanned": INT}, closed=False),
-            "host": {"type": "object"},
+            "host": obj(
+                {},
+                {
+                    "mem_total": nullable(INT), "mem_available": nullable(INT), "swap_total": nullable(INT),
+                    "cgroup_mem_limit": nullable(INT), "cgroup_mem_usage": nullable(INT), "shm_total": nullable(INT),
+                    "cpus": nullable(INT), "cpus_usable": nullable(INT), "kernel": nullable(STR), "os": nullable(STR),
+                    "container": obj({"in_container": BOOL}, {"runtime": nullable(STR), "evidence": arr(STR)},
+                                     closed=False),
+                },
+                closed=False,
+            ),
             "notes": arr(ref("note")),
             "timings_ms": str_map(NUM),
             "facts": ref("facts"),

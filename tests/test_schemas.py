@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -149,3 +150,22 @@ def test_a_redacted_key_before_a_newline_keeps_the_json_whole(capsys) -> None:
     keyed = [c for c in commands if "--api-key" in c]
     assert keyed and all('--api-key "$VLLM_API_KEY"' in c and "\n" in c for c in keyed)
     assert "sk-" not in out
+
+
+def test_detect_documents_of_busy_mig_and_mixed_machines(tmp_path: Path) -> None:
+    """Detection over fake NVML and /proc (servers, a leftover worker, MIG, mixed GPUs): the
+    shapes a laptop's detection never shows."""
+    sys.path.insert(0, str(REPO / "tests" / "fixtures" / "machine"))
+    from fake_nvml import FakeNVML, mig_spec, mixed_spec
+    from test_detect import busy_machine, detect
+
+    proc, nv, _py = busy_machine(tmp_path / "busy")
+    reports = [detect(tmp_path / "busy", nv, proc, {"PATH": "/usr/bin", "PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"})]
+    (tmp_path / "mig").mkdir()
+    reports.append(detect(tmp_path / "mig", FakeNVML(mig_spec())))
+    (tmp_path / "mixed").mkdir()
+    reports.append(detect(tmp_path / "mixed", FakeNVML(mixed_spec()), env={"CUDA_VISIBLE_DEVICES": "1"}))
+    for r in reports:
+        doc = json.loads(json.dumps(r.to_json()))
+        assert validate_output(doc) == "detect"
+    assert reports[0].to_json()["processes"]["servers"]  # the busy machine's server is in the document
