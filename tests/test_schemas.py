@@ -81,12 +81,14 @@ def test_demo_outputs_of_every_command(capsys) -> None:
 @pytest.mark.parametrize("machine", MACHINES, ids=lambda p: p.parent.name + "/" + p.stem)
 def test_diagnose_every_log_on_every_machine(capsys, machine: Path) -> None:
     seen = set()
-    for log in LOGS:
+    # every log on the demo and the busy machine; every third elsewhere (the suite shares 2 cores)
+    logs = LOGS if machine in MACHINES[:2] else LOGS[::3]
+    for log in logs:
         doc = run_json(capsys, "diagnose", str(log), "--format", "json", "--machine", str(machine), codes=(0, 6))
         validate_output(doc)
         if doc["leaf"]:
             seen.add(doc["leaf"]["id"])
-    assert len(seen) >= 10  # the logs reach many leaves, so the leaf shapes are all exercised
+    assert len(seen) >= (10 if logs is LOGS else 5)  # many leaves reached: their shapes are exercised
 
 
 def test_show_and_verify_every_leaf(capsys) -> None:
