@@ -171,3 +171,14 @@ def test_detect_documents_of_busy_mig_and_mixed_machines(tmp_path: Path) -> None
         doc = json.loads(json.dumps(r.to_json()))
         assert validate_output(doc) == "detect"
     assert reports[0].to_json()["processes"]["servers"]  # the busy machine's server is in the document
+
+
+def test_an_enveloped_document_passes_the_json_writer_unchanged(capsys) -> None:
+    from oomwizard.cli import _json
+    from oomwizard.render.envelope import envelope
+
+    doc = envelope("plan", {"gpus": 2})
+    _json(doc)
+    assert json.loads(capsys.readouterr().out) == doc
+    _json({"ok": True, "problems": []}, "lint")
+    assert validate_output(json.loads(capsys.readouterr().out)) == "lint"
