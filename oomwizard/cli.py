@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from .logs.reader import Progress, Source
 
 NO_TTY_HINT = (
-    "oomwizard: no interactive terminal here (stdin or stdout is not a TTY), so the wizard cannot "
-    "start. Over SSH, connect with `ssh -t`. Without a terminal, use the non-interactive commands: "
+    "oomwizard: no interactive terminal here (this process has no controlling terminal, /dev/tty), "
+    "so the wizard cannot start. Over SSH, connect with `ssh -t`. Without a terminal, use the non-interactive commands: "
     "`oomwizard diagnose vllm.log --format json` to diagnose a log, `oomwizard detect` to read this "
     "machine, `oomwizard show SCENARIO_ID` to print a fix, `oomwizard export --format html --output DIR` "
     "for the whole knowledge base."
@@ -81,6 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="log files (.gz allowed); - or nothing reads stdin")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     p.add_argument("--detect", action="store_true", help="also read this machine (GPUs, packages, environment)")
+    p.add_argument("--output", metavar="FILE",
+                   help="also save the fix to FILE, as the wizard's save does: .sh (runs nothing until "
+                        "given a fix number), .md, or text; an existing file is kept unless --force")
+    p.add_argument("--force", action="store_true", help="with --output: replace an existing file")
     p.add_argument("--follow", action="store_true",
                    help="keep reading the log as it grows (a file, or - for `kubectl logs -f` / `journalctl -f`) "
                         "and diagnose when the engine dies; Ctrl+C diagnoses what was read")
@@ -121,8 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pyz", action="store_true", help="also write oomwizard.pyz, one file for the first Python and platform")
     p.add_argument("--force", action="store_true", help="write into a folder that is not empty")
     _add_common(p)
+    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)")
+    p.add_argument("shell", choices=("bash", "zsh", "fish"),
+                   help="bash: source <(oomwizard completion bash); zsh: the same; fish: oomwizard completion fish | source")
 
     p = sub.add_parser("scenarios", help="list the scenario ids")
+    p.add_argument("--format", choices=("text", "json"), default="text")
     _add_common(p)
 
     from .onboard.commands import add_parsers as add_onboard_parsers
@@ -143,10 +151,17 @@ def _text_width() -> int:
     return max(60, min(100, shutil.get_terminal_size((88, 24)).columns - 1))
 
 
-def _json(data: Any) -> None:
-    from .text.output import clean_json
+def _json(data: dict[str, Any], kind: str | None = None) -> None:
+    """Print one JSON document: ``data`` as it is when it already carries the envelope, else
+    wrapped in the envelope of ``kind`` (every JSON output has one; see envelope.py)."""
+    from .envelope import envelope, kind_of
+    from .text.output import clean_json, write_clean
 
-    sys.stdout.write(clean_json(data) + "\n")
+    if kind_of(data) is None:
+        if kind is None:
+            raise TypeError("JSON output without an envelope: pass kind= or call envelope()")
+        data = envelope(kind, data)
+    write_clean(sys.stdout, clean_json(data) + "\n")
 
 
 def _err(msg: str) -> None:
@@ -260,7 +275,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         out = diag.to_json()
         out["facts"] = facts.to_json()
         out["leaf"] = leaf_json(result.leaf, result.facts, result.path) if result else None
-        _json(out)
+        _json(out, "diagnose")
     elif args.format == "markdown":
         sys.stdout.write(diagnosis_markdown(diag, lang))
         if result:
@@ -271,7 +286,30 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             sys.stdout.write("\n" + leaf_text(result.leaf, result.facts, result.path, lang, width=_text_width()))
     for w in diag.warnings:
         _err(w)
+    if args.output:
+        code = _save_output(args, result, kb, lang)
+        if code:
+            return code
     return Exit.OK if diag.matches else Exit.NO_MATCH
+
+
+def _save_output(args: argparse.Namespace, result: Any, kb: Any, lang: str) -> int:
+    """``diagnose --output FILE``: the file the wizard's save writes (same code, report/save.py)."""
+    from .report.save import save_leaf
+
+    if result is None:
+        _err(ui("save.no_fix", lang, path=args.output))
+        return Exit.NO_MATCH
+    try:
+        path = save_leaf(args.output, result, kb, lang, overwrite=args.force)
+    except FileExistsError:
+        _err(ui("save.exists", lang, path=args.output))
+        return Exit.ERROR
+    except OSError as e:
+        _err(ui("tui.save.failed", lang, path=args.output, error=e.strerror or e))
+        return Exit.ERROR
+    _err(ui("tui.save.done", lang, path=str(path)))
+    return 0
 
 
 T = TypeVar("T")
@@ -329,7 +367,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         facts = _machine_facts(args, False)
         facts.update(_overrides(args.overrides))
     if args.format == "json":
-        _json(leaf_json(leaf, facts))
+        _json(leaf_json(leaf, facts), "show")
     elif args.format == "markdown":
         art = kb.article("leaves", leaf.id, lang)
         sys.stdout.write(leaf_markdown(leaf, facts, None, lang, article=art.body if art else None))
@@ -361,7 +399,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return Exit.CANCELLED
     if args.format == "json":
-        _json(result.to_json())
+        _json(result.to_json(), "verify")
     else:
         sys.stdout.write(verification_text(result, lang, _text_width()))
     if result.failed:
@@ -379,7 +417,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
         problems = e.problems
     errors = [p for p in problems if p.severity == "error"]
     if args.format == "json":
-        _json({"ok": not errors, "problems": [p.__dict__ for p in problems]})
+        _json({"ok": not errors, "problems": [dict(p.__dict__) for p in problems]}, "lint")
     else:
         for p in problems:
             print(p)
@@ -404,9 +442,16 @@ def cmd_kit(args: argparse.Namespace) -> int:
 def cmd_scenarios(args: argparse.Namespace) -> int:
     lang = detect_lang(args.lang)
     kb = _load_kb()
+    if args.format == "json":
+        from .report.export import scenarios_json
+
+        _json({"scenarios": scenarios_json(kb)}, "scenarios")
+        return Exit.OK
+    from .text.cells import fill
+
     width = max(len(s) for s in kb.scenarios)
     for sid, sc in kb.scenarios.items():
-        print(f"{sid:<{width}}  {sc.title(lang)}")
+        print(fill(f"{sid:<{width}}  {sc.title(lang)}", _text_width(), "", " " * (width + 2)))
     return Exit.OK
 
 
@@ -418,27 +463,71 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def run_interactive(args: argparse.Namespace) -> int:
     _check_python(args)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(NO_TTY_HINT, file=sys.stderr)
-        return Exit.NO_TTY
     from .frontend.options import LaunchOptions
     from .launch import launch
+    from .terminal import SCREEN_FDS, attach_for, has_tty, needs_attach
 
-    opts = LaunchOptions(
-        logs=list(args.log),
-        demo=args.demo,
-        lang=detect_lang(args.lang),
-        inline=args.inline,
-        plain=args.plain or os.environ.get("TERM", "") == "dumb",
-        machine=args.machine,
-        python=args.python,
-        overrides=_overrides(args.overrides),
-        follow=args.follow,
-    )
-    if args.follow and len(opts.logs) != 1:
-        _err("--follow reads one log: pass it with --log FILE")
-        return Exit.USAGE
-    return launch(opts)
+    plain = args.plain or os.environ.get("TERM", "") == "dumb"
+    attach = needs_attach(SCREEN_FDS)
+    if attach and not has_tty():
+        print(NO_TTY_HINT, file=sys.stderr)
+        return Exit.NO_TTY
+    code = _check_logs(args.log)
+    if code:
+        return code
+    attached = None
+    if attach:
+        # `kubectl logs pod/x | oomwizard`: the log from the pipe, the keys from /dev/tty.
+        attached = attach_for(args.follow)
+        if attached is None:
+            print(NO_TTY_HINT, file=sys.stderr)
+            return Exit.NO_TTY
+    try:
+        piped = attached is not None and attached.piped and "-" not in args.log
+        opts = LaunchOptions(
+            logs=[*args.log, *(["-"] if piped else [])],
+            demo=args.demo,
+            lang=detect_lang(args.lang),
+            inline=args.inline,
+            plain=plain,
+            machine=args.machine,
+            python=args.python,
+            overrides=_overrides(args.overrides),
+            follow=args.follow,
+        )
+        if args.follow and len(opts.logs) != 1:
+            _err("--follow reads one log: pass it with --log FILE")
+            return Exit.USAGE
+        return launch(opts)
+    finally:
+        if attached is not None:
+            attached.detach()
+
+
+def _check_logs(paths: Sequence[str]) -> int:
+    """``--log`` files the wizard cannot read stop it before it starts, as ``diagnose`` does
+    (exit 4); a named pipe is left unopened, its data is the wizard's to read."""
+    from .logs.diagnose import InputError
+    from .logs.inputs import check_path, is_named_pipe
+    from .logs.reader import open_source
+
+    try:
+        for p in paths:
+            if p != "-":
+                st = check_path(p)
+                if st is None or not is_named_pipe(st):
+                    open_source(p)
+    except InputError as e:
+        _err(str(e))
+        return Exit.INPUT
+    return 0
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    from .completion import script
+
+    sys.stdout.write(script(args.shell, build_parser()))
+    return Exit.OK
 
 
 COMMANDS = {
@@ -453,6 +542,7 @@ COMMANDS = {
     "browse": lambda args: _onboard("cmd_browse", args),
     "tour": lambda args: _onboard("cmd_tour", args),
     "plan": cmd_plan,
+    "completion": cmd_completion,
 }
 
 

@@ -286,6 +286,9 @@ UI: dict[str, Text] = {
         "{path} exists. Enter again overwrites it; or change the name.", "{path} 已存在。再按一次回车覆盖；或换个名字。"
     ),
     "tui.save.done": Text("Saved to {path}", "已保存到 {path}"),
+    "save.exists": Text("{path} exists; pass --force to replace it", "{path} 已存在；要替换它请加 --force"),
+    "save.no_fix": Text("nothing saved to {path}: no known failure was found, so there is no fix",
+                        "未保存到 {path}：没有发现已知的故障，因此没有修复"),
     "tui.save.failed": Text("Could not save {path}: {error}", "无法保存 {path}：{error}"),
     "tui.verify": Text("Check new log", "检查新日志"),
     "tui.verify.title": Text("Check the log of the next start", "检查下次启动的日志"),
@@ -330,6 +333,21 @@ UI: dict[str, Text] = {
     "tui.plain.which_scenario": Text("Continue with which diagnosis?", "以哪个诊断继续？"),
     "tui.plain.none_of_these": Text("None of these — answer the questions", "都不是——回答问题"),
     "tui.plain.cancelled": Text("oomwizard: cancelled.", "oomwizard：已取消。"),
+    "plain.pick": Text("Type a number from 1 to {n}.", "请输入 1 到 {n} 之间的数字。"),
+    "plain.facts": Text("≡ review or change the facts", "≡ 查看或修改已知信息"),
+    "plain.facts_prompt": Text(
+        "Name of a fact to change (Enter: go on)", "要修改的事实名称（直接回车：继续）"
+    ),
+    "plain.paste_help": Text(
+        "Paste the log, then a line with only a dot (.) or Ctrl+D:",
+        "粘贴日志，然后输入只有一个点（.）的一行，或按 Ctrl+D：",
+    ),
+    "plain.save_offer": Text("Save the fix to a file?", "把修复方案保存到文件吗？"),
+    "plain.save_path": Text(
+        "File (.sh: a script that runs nothing until you pick a fix; .md: Markdown; other: text)",
+        "文件（.sh：选择方案前不会执行任何操作的脚本；.md：Markdown；其他：纯文本）",
+    ),
+    "plain.save_replace": Text("{path} exists. Replace it?", "{path} 已存在。要替换它吗？"),
 }
 
 

@@ -3,7 +3,11 @@
 For terminals where a full-screen interface is a nuisance or impossible: a serial console, an
 Emacs shell, a screen reader, a recorded session. Each question comes with the suggested answer as
 the default and the place it came from; "back" and "why we ask" are always offered. On a dumb
-terminal the choices are numbered and typed, because arrow-key menus need cursor movement.
+terminal (``TERM=dumb`` or none) the prompts are bare lines (plain_prompts.py): numbered choices,
+typed answers, not one escape sequence.
+Without a log it opens on the welcome screen's menu (the demo first where there is no GPU, open a
+log, paste one, review the facts, or just answer questions); every question also offers the facts
+review, where any fact can be corrected; after the fix it offers to save it, as the TUI's ``s``.
 Ctrl+C (or Ctrl+D) at any prompt cancels cleanly with exit code 130; SIGTERM, SIGHUP and SIGQUIT
 end the prompt through prompt_toolkit the same way, so its raw mode and hidden cursor are undone,
 and exit with 128 + the signal. After the fix is printed the
@@ -18,8 +22,6 @@ import os
 import shutil
 import signal
 import sys
-import textwrap
-from collections.abc import Callable
 from typing import Any, TextIO
 
 from .engine import UNKNOWN, Ask, Done
@@ -39,47 +41,31 @@ from .frontend.options import LaunchOptions
 from .i18n import ui
 from .kb.model import KnowledgeBase, Leaf, Question
 from .logs.model import Diagnosis
+from .plain_menus import offer_save, review_facts, welcome
+from .plain_prompts import LinePrompts, TermPrompts
 from .report.diagnosis import diagnosis_text
 from .report.leaf import leaf_text
 from .report.verification import verification_text
 from .session import Session
 from .signals import HANDLED, SignalExit, Watchdog, exit_code
+from .text.cells import wrap
 from .text.output import clean_text, safe_stream
 from .versions import Version
 
 BACK = "__back__"
 HELP = "__help__"
+FACTS = "__facts__"
 NONE = "__none__"
 WIDTH = 80
-
-
-def _ask(question: Any) -> Any:
-    """Ask; SIGINT from ``kill -INT`` cancels like Ctrl+C (prompt_toolkit turns it into a key
-    that questionary's prompts do not bind)."""
-    from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
-    from prompt_toolkit.keys import Keys
-
-    extra = KeyBindings()
-
-    @extra.add(Keys.SIGINT)
-    def _(event: Any) -> None:
-        event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
-
-    app = question.application
-    app.key_bindings = merge_key_bindings([b for b in (app.key_bindings, extra) if b is not None])
-    return question.unsafe_ask()
 
 
 def _flat(text: str) -> str:
     return " ".join(clean_text(text).split())
 
 
-def _short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 class PlainWizard:
-    """One walk in plain prompts. ``prompt_kwargs`` (``input``/``output``) let tests drive it."""
+    """One walk in plain prompts. ``prompt_kwargs`` (``input``/``output``) drive questionary in
+    tests; ``line_input`` the line prompts (``numbered``, and what ``TERM=dumb`` gets)."""
 
     def __init__(
         self,
@@ -91,6 +77,7 @@ class PlainWizard:
         err: TextIO,
         prompt_kwargs: dict[str, Any] | None = None,
         numbered: bool | None = None,
+        line_input: TextIO | None = None,
     ) -> None:
         self.opts = opts
         self.kb = kb
@@ -98,15 +85,29 @@ class PlainWizard:
         self.sources = sources
         self.out = out
         self.err = err
-        self.prompt_kwargs = dict(prompt_kwargs or {})
         term = os.environ.get("TERM", "")
         self.numbered = numbered if numbered is not None else term in ("", "dumb")
         self.width = max(40, shutil.get_terminal_size((WIDTH, 24)).columns)
+        inp = line_input or sys.stdin
+        self.prompts: LinePrompts = (
+            LinePrompts(inp, out, self.width, self.lang) if self.numbered
+            else TermPrompts(inp, out, self.width, self.lang, dict(prompt_kwargs or {}))
+        )
         self.session = Session(kb, FactSet(), lang=self.lang)
         self.diagnosis: Diagnosis | None = None
+        self.machine: MachineResult | None = None
+        self.user_facts = FactSet()
+        """Facts the operator set in the facts review; they beat the log and the machine."""
+        self.dropped: set[str] = set()
+        """Facts the operator set aside (the log's diagnosis, on "none of these")."""
 
     def t(self, key: str, **fmt: object) -> str:
         return ui(key, self.lang, **fmt)
+
+    @property
+    def text_width(self) -> int:
+        """Prose width for the diagnosis and the fix: the terminal's, at most 100 columns."""
+        return max(40, min(self.width, 101)) - 1
 
     # --- inputs --------------------------------------------------------------------------------
 
@@ -136,93 +137,52 @@ class PlainWizard:
         finally:
             line.clear()
 
-    def gather(self) -> int | None:
-        """Read the logs and the machine; an exit code if a named input cannot be read."""
-        logs = self.opts.effective_logs()
-        if logs:
-            try:
-                self.diagnosis = self._read(logs)
-            except InputProblem as e:
-                print(f"oomwizard: {e}", file=self.err)
-                return Exit.INPUT
-            self.out.write(diagnosis_text(self.diagnosis, self.lang, self.width - 1) + "\n")
-            self.out.flush()
-        machine = self._machine()
+    def rebuild_facts(self) -> None:
+        """Machine, then log, then ``--set``, then what was set in the facts review: later wins."""
         facts = FactSet()
-        if machine is not None:
-            facts.update(machine.facts)
-            line = f"{self.t('tui.machine.label')}{colon(self.lang)}{machine_summary(machine, self.lang)}"
-            print("\n".join(textwrap.wrap(line, self.width - 1, subsequent_indent="  ")), file=self.err)
+        if self.machine is not None:
+            facts.update(self.machine.facts)
         if self.diagnosis is not None:
             facts.update(self.diagnosis.facts)
         facts.update(self.opts.overrides)
+        facts.update(self.user_facts)
+        for name in self.dropped:
+            facts.remove(name)
         self.session.replace_facts(facts)
+
+    def show_diagnosis(self, diag: Diagnosis) -> None:
+        self.diagnosis = diag
+        self.out.write(diagnosis_text(diag, self.lang, self.text_width) + "\n")
+        self.out.flush()
+        self.rebuild_facts()
+
+    def read_and_show(self, logs: list[str]) -> bool:
+        """Read and print the diagnosis of ``logs``; False (and why, on stderr) if one cannot be read."""
+        try:
+            diag = self._read(logs)
+        except InputProblem as e:
+            print(f"oomwizard: {e}", file=self.err)
+            return False
+        self.show_diagnosis(diag)
+        return True
+
+    def load_machine(self) -> None:
+        self.machine = self._machine()
+        if self.machine is not None:
+            line = f"{self.t('tui.machine.label')}{colon(self.lang)}{machine_summary(self.machine, self.lang)}"
+            print("\n".join(wrap(line, self.width - 1, "", "  ")), file=self.err)
+        self.rebuild_facts()
+
+    def gather(self) -> int | None:
+        """Read the logs and the machine; an exit code if a named input cannot be read. Without a
+        log, the welcome menu (demo, open, paste, facts) as the full-screen wizard has it."""
+        logs = self.opts.effective_logs()
+        if logs and not self.read_and_show(logs):
+            return Exit.INPUT
+        self.load_machine()
+        if not logs:
+            welcome(self)
         return None
-
-    # --- prompts -------------------------------------------------------------------------------
-
-    def _select(self, message: str, choices: list[tuple[str, str]], default: str | None, instruction: str) -> str:
-        import questionary
-
-        if self.numbered:
-            return self._numbered(message, choices, default, instruction)
-        if instruction:
-            # The source goes on its own lines: prompt_toolkit cuts long lines at the screen edge.
-            print("\n".join(textwrap.wrap(instruction, self.width - 1)), file=self.out, flush=True)
-        items = [questionary.Choice(_short(title, self.width - 5), value=value) for title, value in choices]
-        answer = _ask(questionary.select(
-            message,
-            choices=items,
-            default=default,
-            instruction=" ",
-            use_jk_keys=False,
-            **self.prompt_kwargs,
-        ))
-        return str(answer)
-
-    def _numbered(self, message: str, choices: list[tuple[str, str]], default: str | None, instruction: str) -> str:
-        """Choices as a numbered list and a typed number: nothing but plain lines, for dumb terminals."""
-        import questionary
-
-        lines = [message]
-        width = len(str(len(choices)))
-        for i, (title, _) in enumerate(choices, 1):
-            lines += textwrap.wrap(
-                title, WIDTH - 1, initial_indent=f"  {i:>{width}}. ", subsequent_indent=" " * (width + 4)
-            )
-        if instruction:
-            lines += textwrap.wrap(instruction, WIDTH - 1, initial_indent="  ", subsequent_indent="    ")
-        print("\n".join(lines), file=self.out, flush=True)
-        values = [v for _, v in choices]
-        default_n = str(values.index(default) + 1) if default in values else ""
-
-        def valid(text: str) -> bool | str:
-            return (text.strip().isdigit() and 1 <= int(text) <= len(values)) or f"1-{len(values)}"
-
-        raw = _ask(questionary.text(f"1-{len(values)}", default=default_n, validate=valid, **self.prompt_kwargs))
-        return values[int(str(raw).strip()) - 1]
-
-    def _text(self, message: str, default: str, instruction: str, validate: Callable[[str], bool | str]) -> str:
-        import questionary
-
-        return str(
-            _ask(questionary.text(
-                message, default=default, instruction=instruction, validate=validate, **self.prompt_kwargs
-            ))
-        )
-
-    def _path(self, message: str, validate: Callable[[str], bool | str]) -> str:
-        """A file path, with Tab completion where the terminal can show it."""
-        import questionary
-
-        if self.numbered:
-            return self._text(message, "", "", validate)
-        return str(_ask(questionary.path(message, validate=validate, **self.prompt_kwargs)))
-
-    def _confirm(self, message: str) -> bool:
-        import questionary
-
-        return bool(_ask(questionary.confirm(message, default=False, **self.prompt_kwargs)))
 
     # --- the walk ------------------------------------------------------------------------------
 
@@ -235,11 +195,12 @@ class PlainWizard:
             sc = self.kb.scenarios.get(m.scenario)
             choices.append((f"{round(m.score * 100):>3}%  {sc.title(self.lang) if sc else m.scenario}", m.scenario))
         choices.append((self.t("tui.plain.none_of_these"), NONE))
-        picked = self._select(self.t("tui.plain.which_scenario"), choices, diag.matches[0].scenario, "")
+        picked = self.prompts.select(self.t("tui.plain.which_scenario"), choices, diag.matches[0].scenario, "")
         if picked == NONE:
+            self.dropped.add("diagnosis")
             self.session.facts.remove("diagnosis")
         elif picked != diag.matches[0].scenario:
-            self.session.override("diagnosis", picked)
+            self.user_facts.add(self.session.override("diagnosis", picked))
 
     def ask(self, step: Ask) -> Ask | Done:
         q = step.question
@@ -256,13 +217,14 @@ class PlainWizard:
         if self.session.order:
             choices.append((self.t("tui.plain.back"), BACK))
         choices.append((self.t("tui.plain.help"), HELP))
+        choices.append((self.t("plain.facts"), FACTS))
         default = sug.answer if sug is not None else q.unknown
-        picked = self._select(q.text(self.lang), choices, default, source)
+        picked = self.prompts.select(q.text(self.lang), choices, default, source)
         return self._apply(step, picked)
 
     def _ask_version(self, step: Ask, default: str, source: str) -> Ask | Done:
         q = step.question
-        words = {"back": BACK, "help": HELP, "?": HELP, "unknown": UNKNOWN, "don't know": UNKNOWN}
+        words = {"back": BACK, "help": HELP, "?": HELP, "facts": FACTS, "unknown": UNKNOWN, "don't know": UNKNOWN}
 
         def valid(text: str) -> bool | str:
             t = text.strip().lower()
@@ -272,8 +234,8 @@ class PlainWizard:
 
         instruction = self.t("tui.plain.version_instruction")
         if source:
-            print("\n".join(textwrap.wrap(source, self.width - 1)), file=self.out, flush=True)
-        raw = self._text(q.text(self.lang), default, instruction, valid).strip()
+            self.prompts.say(source)
+        raw = self.prompts.text(q.text(self.lang), default, instruction, valid).strip()
         picked = words.get(raw.lower(), raw.removeprefix("v") if raw[:1] in "vV" and raw[1:2].isdigit() else raw)
         return self._apply(step, picked)
 
@@ -282,6 +244,9 @@ class PlainWizard:
             return self.session.back()
         if picked == HELP:
             self.help(step.question)
+            return self.session.current()
+        if picked == FACTS:
+            review_facts(self)
             return self.session.current()
         if step.suggestion is not None and picked == step.suggestion.answer:
             return self.session.accept()
@@ -301,9 +266,13 @@ class PlainWizard:
         step = self.session.current()
         while isinstance(step, Ask):
             step = self.ask(step)
-        width = WIDTH - 2
-        self.out.write("\n" + leaf_text(step.leaf, step.facts, step.path, self.lang, width=width))
+        self.out.write("\n" + leaf_text(step.leaf, step.facts, step.path, self.lang, width=self.text_width))
         self.out.flush()
+        try:
+            offer_save(self, step)
+        except (KeyboardInterrupt, EOFError):  # the fix is on the screen: leaving here is no cancel
+            print(file=self.out, flush=True)
+            return Exit.OK
         self.offer_verify(step.leaf)
         return Exit.OK
 
@@ -326,9 +295,9 @@ class PlainWizard:
             return problem if problem is not None else True
 
         try:
-            if not self._confirm(self.t("tui.plain.verify_offer")):
+            if not self.prompts.confirm(self.t("tui.plain.verify_offer")):
                 return
-            raw = self._path(self.t("tui.plain.verify_path"), valid).strip()
+            raw = self.prompts.path(self.t("tui.plain.verify_path"), valid).strip()
         except (KeyboardInterrupt, EOFError):
             print(file=self.out, flush=True)
             return
@@ -343,7 +312,7 @@ class PlainWizard:
             return
         for warning in checked.warnings:
             print(f"oomwizard: {warning}", file=self.err)
-        self.out.write("\n" + verification_text(checked.verification, self.lang, width=WIDTH - 2))
+        self.out.write("\n" + verification_text(checked.verification, self.lang, width=self.text_width))
         self.out.flush()
 
 
@@ -354,6 +323,7 @@ def run_plain(
     sources: Sources | None = None,
     prompt_kwargs: dict[str, Any] | None = None,
     numbered: bool | None = None,
+    line_input: TextIO | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
@@ -371,7 +341,8 @@ def run_plain(
                 print(f"  {p}", file=err)
             return Exit.KB_INVALID
     wizard = PlainWizard(
-        opts, kb, sources or default_sources(), out=out, err=err, prompt_kwargs=prompt_kwargs, numbered=numbered
+        opts, kb, sources or default_sources(), out=out, err=err, prompt_kwargs=prompt_kwargs, numbered=numbered,
+        line_input=line_input,
     )
     caught: list[int] = []
     previous = _catch_signals(caught, Watchdog())

@@ -7,6 +7,7 @@ cleared at the end, so nothing of it stays in the scrollback.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import TextIO
@@ -31,7 +32,8 @@ class ProgressLine:
         # The line's own escapes (return, erase line) go to the terminal itself; the file name,
         # which comes from the input, is cleaned here instead of by the output boundary.
         self.stream: TextIO = getattr(stream, "inner", stream)
-        self.enabled = enabled and _is_tty(self.stream)
+        # A dumb terminal cannot erase a line: no progress there rather than escape bytes.
+        self.enabled = enabled and _is_tty(self.stream) and os.environ.get("TERM", "") != "dumb"
         self.name = clean_text(name)
         self.lang = lang
         self.start = time.monotonic()

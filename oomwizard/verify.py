@@ -48,14 +48,16 @@ class CheckResult:
     def reason_text(self, lang: str = "en") -> str:
         return ui(f"verify.reason.{self.reason}", lang, arg=self.arg) if self.reason else ""
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"status": self.status, **self.check.text.as_dict()}
-        if self.hit:
-            out["evidence"] = self.hit.to_json()
-        if self.reason:
-            out["reason"] = self.reason
-            out["detail"] = self.reason_text("en")
-        return out
+    def to_json(self, number: int) -> dict[str, Any]:
+        """``number`` is the item's place in the leaf's checklist, as every output numbers it."""
+        return {
+            "number": number,
+            "status": self.status,
+            **self.check.text.as_dict(),
+            "evidence": self.hit.to_json() if self.hit else None,
+            "reason": self.reason or None,
+            "detail": self.reason_text("en") or None,
+        }
 
 
 @dataclass
@@ -84,7 +86,7 @@ class Verification:
             "proven": self.proven,
             "failed": self.failed,
             "inputs": self.inputs,
-            "checks": [r.to_json() for r in self.results],
+            "checks": [r.to_json(i) for i, r in enumerate(self.results, 1)],
         }
 
 

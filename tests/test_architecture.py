@@ -30,7 +30,8 @@ def _module_name(path: Path) -> str:
 
 
 def _is_core(name: str) -> bool:
-    return not (name.startswith("oomwizard.tui") or name == "oomwizard.plain" or name == "oomwizard.__main__")
+    frontends = ("oomwizard.plain", "oomwizard.plain_prompts", "oomwizard.plain_menus", "oomwizard.__main__")
+    return not (name.startswith("oomwizard.tui") or name in frontends)
 
 
 PRODUCT = sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)

@@ -23,14 +23,14 @@ def kb() -> KnowledgeBase:
 
 def test_json_without_facts_lists_every_variant(kb: KnowledgeBase) -> None:
     data = leaf_json(kb.leaves["alpha-oom"])
-    assert [(c["fix"], c["applies_to"], c["cost"], c["evidence"]) for c in data["commands"]] == [
-        ("lower-max-num-seqs", ">=0.8", "low", "verified"),
-        ("enforce-eager", ">=0.8,<0.20", "high", "documented"),
-        ("enforce-eager", ">=0.20", "high", "documented"),
+    assert [(f["number"], f["id"], [v["applies_to"] for v in f["variants"]], f["cost"], f["evidence"])
+            for f in data["fixes"]] == [
+        (1, "lower-max-num-seqs", [">=0.8"], "low", "verified"),
+        (2, "enforce-eager", [">=0.8,<0.20", ">=0.20"], "high", "documented"),
     ]
-    assert "available" not in data["commands"][0] and "path" not in data
+    assert data["fixes"][0]["available"] is True and data["fixes"][0]["version"] is None and data["path"] is None
     assert data["sources"] == ["https://github.com/vllm-project/vllm/issues/12529", "https://docs.vllm.ai/en/latest/configuration/conserving_memory/"]
-    assert data["checklist"] == [{"en": "The new log has no out-of-memory error.", "zh": "新日志中不再出现显存不足的报错。", "auto": {"log_absent": "CUDA out of memory"}}]
+    assert data["checklist"] == [{"number": 1, "en": "The new log has no out-of-memory error.", "zh": "新日志中不再出现显存不足的报错。", "auto": {"log_absent": "CUDA out of memory"}}]
     assert data["root_cause"]["status"] == "probable"
 
 
@@ -39,11 +39,13 @@ def test_json_with_facts_and_path(kb: KnowledgeBase) -> None:
     step = walk(kb, fs, {"symptom": Answer("alpha"), "vllm_version": Answer("0.21.0"), "gpu_arch": Answer("ampere")})
     assert isinstance(step, Done)
     data = leaf_json(step.leaf, step.facts, step.path)
-    first = data["commands"][0]
-    assert first["available"] is True and first["missing"] == []
-    assert "--max-num-seqs 256" in first["command"]
-    assert first["values"][0]["name"] == "sampler_max_num_seqs" and first["values"][0]["value"] == "256"
-    assert [c["applies_to"] for c in data["commands"]] == [">=0.8", ">=0.20"]  # the variant for 0.21.0 only
+    first = data["fixes"][0]
+    assert first["available"] is True and first["version"] == "0.21.0"
+    (variant,) = first["variants"]
+    assert variant["missing"] == [] and "--max-num-seqs 256" in variant["command"]
+    assert variant["values"][0]["name"] == "sampler_max_num_seqs" and variant["values"][0]["value"] == "256"
+    # the variant for 0.21.0 only; the fix keeps its number whatever the version
+    assert [(f["number"], [v["applies_to"] for v in f["variants"]]) for f in data["fixes"]] == [(1, [">=0.8"]), (2, [">=0.20"])]
     assert [p["question"] for p in data["path"]] == ["symptom", "vllm_version", "gpu_arch"]
 
 

@@ -63,12 +63,12 @@ def test_json_has_every_scenario_question_and_leaf(kb: KnowledgeBase, tmp_path: 
     assert {q["id"] for q in data["questions"]} == {"symptom", "vllm_version", "gpu_arch"}
     assert data["leaves"] == [json.loads(json.dumps(leaf_json(leaf), ensure_ascii=False)) for leaf in kb.leaves.values()]
     for leaf in data["leaves"]:
-        assert set(leaf) >= {"id", "scenarios", "title", "commands", "checklist", "caveats", "sources", "evidence"}
+        assert set(leaf) >= {"id", "scenarios", "title", "fixes", "checklist", "caveats", "sources", "evidence"}
         assert set(leaf["title"]) == {"en", "zh"}
-        assert leaf["commands"], leaf["id"]
-        for c in leaf["commands"]:
-            assert set(c) >= {"command", "applies_to", "cost", "evidence"}
-            assert c["command"].strip()
+        assert [f["number"] for f in leaf["fixes"]] == list(range(1, len(leaf["fixes"]) + 1)), leaf["id"]
+        for f in leaf["fixes"]:
+            assert set(f) >= {"id", "variants", "cost", "evidence"}
+            assert f["variants"] and all(v["command"].strip() and v["applies_to"] for v in f["variants"])
         assert all(set(item) >= {"en", "zh"} for item in leaf["checklist"])
         assert all(isinstance(s, str) for s in leaf["sources"])
     gpu = next(q for q in data["questions"] if q["id"] == "gpu_arch")

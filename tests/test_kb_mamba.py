@@ -107,7 +107,7 @@ def test_diagnose_json_walks_the_log_to_the_leaf_with_the_computed_value() -> No
     report = json.loads(out.stdout)
     assert report["matches"][0]["scenario"] == "mamba-cache-blocks"
     assert report["leaf"]["id"] == "mamba-cache-blocks"
-    first = report["leaf"]["commands"][0]
-    assert first["fix"] == "max-num-seqs-to-blocks"
-    assert "--max-num-seqs 176" in first["command"]
-    assert "--gpu-memory-utilization 0.35" in first["command"]
+    first = report["leaf"]["fixes"][0]
+    assert first["id"] == "max-num-seqs-to-blocks" and first["number"] == 1
+    assert "--max-num-seqs 176" in first["variants"][0]["command"]
+    assert "--gpu-memory-utilization 0.35" in first["variants"][0]["command"]

@@ -43,4 +43,5 @@ def test_an_import_the_wrong_way_breaks_a_contract(tmp_path: Path, where: str, l
     r = _lint(tmp_path)
     assert r.returncode != 0
     broken = [ln for ln in r.stdout.splitlines() if ln.endswith("BROKEN")]
-    assert len(broken) == 1 and contract in broken[0], r.stdout
+    # the planted import breaks its own contract (and may break one above it: advice imports facts)
+    assert any(contract in b for b in broken), r.stdout

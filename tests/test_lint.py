@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from schemas import validate_output
 
 from oomwizard.kb.yamlsrc import Problem
 from oomwizard.lint import lint
@@ -294,13 +295,15 @@ def _cli(*args: str, kb: Path) -> subprocess.CompletedProcess[str]:
 def test_cli_lint_json_and_exit_codes(tmp_path: Path) -> None:
     clean = _cli("lint", "--format", "json", kb=BASE)
     assert clean.returncode == 0, clean.stderr
-    assert json.loads(clean.stdout) == {"ok": True, "problems": []}
+    doc = json.loads(clean.stdout)
+    assert validate_output(doc) == "lint"
+    assert {k: doc[k] for k in ("ok", "problems")} == {"ok": True, "problems": []}
 
     broken = make_kb(tmp_path, ((ALPHA, "--max-num-seqs:", "--max_num_seqs:"),))
     out = _cli("lint", "--format", "json", kb=broken)
     assert out.returncode == 5
     data = json.loads(out.stdout)
-    assert data["ok"] is False
+    assert validate_output(data) == "lint" and data["ok"] is False
     [p] = [p for p in data["problems"] if "dashed form" in p["message"]]
     assert p["file"] == ALPHA and p["line"] == line_of(broken, ALPHA, "--max_num_seqs:") and p["severity"] == "error"
 

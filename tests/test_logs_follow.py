@@ -99,10 +99,13 @@ def test_cli_follow_prints_the_fix_once_the_engine_died(tmp_path: Path) -> None:
     p.write_bytes(b"")
     proc = subprocess.Popen([sys.executable, "-m", "oomwizard", "diagnose", "--follow", str(p)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
+    assert proc.stderr is not None
+    first = proc.stderr.readline()  # the log is being followed before it gets its lines (a slow start
+    assert "following" in first    # would otherwise find them already there and wait for a new one)
     assert proc.poll() is None  # still waiting: nothing failed yet
     p.write_bytes(RUNTIME.read_bytes())
     out, err = proc.communicate(timeout=60)
+    err = first + err
     assert proc.returncode == 0, err
     assert "engine died" in err and "runtime-oom" in out
 

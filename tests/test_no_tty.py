@@ -27,6 +27,7 @@ def run_without_tty(*args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         cwd=ROOT,
         env=env,
+        start_new_session=True,  # no controlling terminal: /dev/tty cannot be opened either
         timeout=20,  # a hang (Textual spinning on a pipe) fails here instead of blocking the suite
     )
 

@@ -40,6 +40,8 @@ def drive(
 ) -> tuple[int, str, str, StandIns]:
     si = stand_ins or StandIns()
     out, err = io.StringIO(), io.StringIO()
+    # Line mode reads whole lines: the same keys, as lines (Ctrl+U cleared a pre-filled answer).
+    lines = io.StringIO(keys.replace(CTRL_U, "").replace(ENTER, "\n")) if numbered else None
     with create_pipe_input() as inp:
         inp.send_text(keys)
         inp.close()
@@ -49,6 +51,7 @@ def drive(
             sources=si.sources(),
             prompt_kwargs={"input": inp, "output": DummyOutput()},
             numbered=numbered,
+            line_input=lines,
             out=out,
             err=err,
         )
@@ -111,7 +114,7 @@ def test_numbered_choices_for_dumb_terminals_with_back_and_help() -> None:
 
 
 def test_a_version_can_be_unknown() -> None:
-    keys = ENTER + CTRL_U + "unknown" + ENTER + ENTER + ENTER
+    keys = "4" + ENTER + ENTER + CTRL_U + "unknown" + ENTER + ENTER + ENTER
     code, out, err, _ = drive(keys, logs=[], numbered=True)
     assert code == Exit.OK, err
     # without a log nothing else knows the version: the engine gets no suggestion, its default is "not sure"
@@ -126,11 +129,14 @@ def test_an_unreadable_log_is_exit_4_before_any_question() -> None:
     assert out == ""
 
 
-def test_without_a_log_the_questions_start_at_once() -> None:
-    # symptom: no suggestion, default "not sure"; version: typed; engine; gpu_arch
-    keys = ENTER + "0.11.0" + ENTER + ENTER + ENTER
+def test_without_a_log_the_welcome_menu_comes_first_then_the_questions() -> None:
+    # welcome: 4 just answer questions; symptom: no suggestion, default "not sure"; version: typed;
+    # engine; gpu_arch
+    keys = "4" + ENTER + ENTER + "0.11.0" + ENTER + ENTER + ENTER
     code, out, err, _ = drive(keys, logs=[], numbered=True)
     assert code == Exit.OK, err
+    menu = out.split("1-5 [1]:")[0]
+    assert "1. Open a log file" in menu and "5. Try the demo" in menu  # this machine has a GPU
     assert "== First steps for an out-of-memory error ==" in out
     assert "Diagnosis" not in out
 
@@ -185,7 +191,7 @@ NEXT_START = [
 
 
 def test_the_fix_ends_with_the_verify_command_and_the_offer_defaults_to_no() -> None:
-    code, out, err, _ = drive(ENTER * 6)  # the sixth Enter answers the offer: no
+    code, out, err, _ = drive(ENTER * 7)  # the sixth Enter declines the save, the seventh the check
     assert code == Exit.OK, err
     assert "`oomwizard verify sampler-warmup NEW.LOG`" in out.replace("\n  ", " ")
     assert "Checking the fix" not in out
@@ -195,7 +201,7 @@ def test_checking_the_next_start_now(tmp_path: Path) -> None:
     log = tmp_path / "next.log"
     log.write_text("\n".join(NEXT_START) + "\n", encoding="utf-8")
     missing = str(tmp_path / "typo.log")
-    keys = ENTER * 5 + "y" + missing + ENTER + CTRL_U + str(log) + ENTER
+    keys = ENTER * 6 + "y" + missing + ENTER + CTRL_U + str(log) + ENTER  # Enter 6: no save
     code, out, err, _ = drive(keys)
     assert code == Exit.OK, err
     fix, checked = out.split("== Checking the fix: The sampler warm-up ran out of memory ==")
@@ -211,10 +217,10 @@ def test_a_failed_start_is_reported_with_its_line(tmp_path: Path) -> None:
 
     log = tmp_path / "again.log"
     log.write_text("\n".join([*NEXT_START[:1], WARMUP_LINE]) + "\n", encoding="utf-8")
-    code, out, _err, _ = drive(ENTER * 5 + "y" + str(log) + ENTER, lang="zh")
+    code, out, _err, _ = drive(ENTER * 6 + "y" + str(log) + ENTER, lang="zh")
     assert code == Exit.OK
     assert "[!] 新日志出现" in out and "未通过" in out
-    assert f"{log}:2: (EngineCore_DP0 pid=3811) ERROR" in out
+    assert f"{log}:2: (EngineCore_DP0 pid=3811) ERROR" in " ".join(out.split())  # wrapped to the width
     assert "修复尚未生效" in out
 
 

@@ -32,6 +32,7 @@ def test_nothing_on_a_pipe_or_a_file() -> None:
 
 
 def test_on_a_terminal_bytes_share_and_time_left_then_cleared(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERM", "xterm-256color")
     tty = _Tty()
     line = ProgressLine("vllm.log", stream=safe_stream(tty))  # the output boundary would escape ESC
     line.start -= 10
@@ -40,6 +41,16 @@ def test_on_a_terminal_bytes_share_and_time_left_then_cleared(monkeypatch: pytes
     assert shown.startswith("\r\x1b[2K") and "vllm.log: 256 MiB of 1,024 MiB (25 %), about 30 s left" in shown
     line.clear()
     assert tty.getvalue().endswith("\r\x1b[2K")
+
+
+def test_nothing_on_a_dumb_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERM", "dumb")
+    tty = _Tty()
+    line = ProgressLine("vllm.log", stream=tty)
+    line.start -= 10
+    line(256 << 20, 1 << 30)
+    line.clear()
+    assert tty.getvalue() == ""
 
 
 def test_a_short_read_shows_nothing_and_a_hostile_name_is_cleaned() -> None:
@@ -64,7 +75,7 @@ def test_cli_draws_on_a_terminal_and_leaves_stdout_clean(tmp_path: Path) -> None
     log = tmp_path / "big.log"
     gen_log.write(str(log), 64 << 20)
     leader, follower = pty.openpty()
-    env = {**os.environ, "OOMWIZARD_SCANNER": "re"}  # the slowest engine: the read lasts long enough
+    env = {**os.environ, "OOMWIZARD_SCANNER": "re", "TERM": "xterm-256color"}  # the slowest engine: the read lasts long enough
     proc = subprocess.Popen([sys.executable, "-m", "oomwizard", "diagnose", str(log)], stdout=subprocess.PIPE,
                             stderr=follower, env=env)
     os.close(follower)

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from ..envelope import envelope
 from ..text.units import GIB
 from .catalog import FactValueError, coerce
 from .env import collect_env, decide_alloc_conf
@@ -47,7 +47,8 @@ from .packages import (
 from .processes import find_servers
 from .trust import unsafe_reason
 
-SCHEMA = 1
+KIND = "detect"
+"""The envelope kind of a machine report (``oomwizard/detect/v1``); older saves carry ``schema: 1``."""
 
 
 @dataclass
@@ -58,16 +59,17 @@ class MachineReport:
     """Facts derived from ``data``: kind ``machine``; a running server's facts kind ``process``."""
 
     def to_json(self) -> dict[str, Any]:
+        """The report as ``detect --format json`` prints and ``--machine`` reads it back."""
         out = dict(self.data)
         out["facts"] = self.facts.to_json()
-        return out
+        return envelope(KIND, out)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> MachineReport:
         """Replay a saved report: the facts are rebuilt from the data by the same pure code."""
         if not isinstance(data, Mapping):
             raise ValueError("not a saved `oomwizard detect --format json` report")
-        clean = {k: v for k, v in data.items() if k != "facts"}
+        clean = {k: v for k, v in data.items() if k not in ("facts", "schema", "tool")}
         facts, broken = derive(clean)
         if broken:
             clean["notes"] = [
@@ -139,8 +141,6 @@ def detect_machine(
 
     chosen = choose(interps)
     data: dict[str, Any] = {
-        "schema": SCHEMA,
-        "tool": f"oomwizard {__version__}",
         "detected_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "nvml": nv["nvml"],
         "gpus": nv["gpus"],

@@ -15,7 +15,8 @@ import stat
 from collections.abc import Mapping
 from typing import Any
 
-from .machine import MachineReport
+from ..envelope import kind_of
+from .machine import KIND, MachineReport
 
 LIMIT = 16 * 1024**2
 """A saved report is a few KiB; 16 MiB leaves room for a machine with hundreds of processes."""
@@ -163,6 +164,12 @@ def validate(data: Any) -> None:
 def load_report(path: str) -> MachineReport:
     """A saved report, checked, as the report it was: facts rebuilt by the same pure code."""
     data = read_report_file(path)
+    found = kind_of(data)
+    if found is not None and found[0] != KIND:
+        raise ReportError(
+            f"machine description {path}: this is the output of `oomwizard {found[0]}`, "
+            f"not a saved `oomwizard detect --format json` report"
+        )
     try:
         validate(data)
     except ReportError as e:

@@ -15,8 +15,9 @@ import os
 import select
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
+from typing import BinaryIO
 
 from .. import stdio
 from .reader import InputError, Source, open_source
@@ -25,6 +26,15 @@ PIPE_WAIT = 10.0
 """Seconds to wait for the first data on a named pipe before giving up on it."""
 
 STDIN = "<stdin>"
+
+_piped: tuple[Callable[[], BinaryIO], int | None] | None = None
+"""The log that came on stdin before the wizard put the terminal there (see oomwizard/terminal.py)."""
+
+
+def use_piped_stdin(opener: Callable[[], BinaryIO] | None, size: int | None = None) -> None:
+    """From now on ``-`` reads what ``opener`` returns (None: stdin itself again)."""
+    global _piped
+    _piped = None if opener is None else (opener, size)
 
 
 @lru_cache(maxsize=1)
@@ -60,6 +70,8 @@ def is_named_pipe(st: os.stat_result) -> bool:
 
 def check_stdin(*, wizard: bool) -> None:
     """Raise :class:`InputError` if ``-`` cannot be read; ``wizard``: the interface owns the terminal."""
+    if _piped is not None:
+        return
     if stdio.stdin_closed() or sys.stdin is None:
         raise InputError(f"cannot read {STDIN}: standard input is closed (pass a log file)")
     try:
@@ -123,5 +135,8 @@ def open_inputs(paths: Iterable[str], *, wizard: bool = False) -> list[Source]:
     sources = []
     for p in paths:
         st = check_path(p) if p != "-" else None
-        sources.append(open_pipe(p) if st is not None and is_named_pipe(st) else open_source(p))
+        if p == "-" and _piped is not None:
+            sources.append(Source(STDIN, _piped[0], _piped[1]))
+        else:
+            sources.append(open_pipe(p) if st is not None and is_named_pipe(st) else open_source(p))
     return sources

@@ -7,7 +7,6 @@ reaches the screen or a saved report).
 
 from __future__ import annotations
 
-import textwrap
 from functools import lru_cache
 from typing import Any
 
@@ -15,6 +14,7 @@ from ..facts.catalog import CATALOG
 from ..facts.model import Fact
 from ..i18n import Text
 from ..logs.model import Diagnosis, Match
+from ..text.cells import cell_len, fill, ljust
 from ..text.redact import redact_text
 from ..text.safe_text import printable
 from ..text.units import human_bytes
@@ -160,16 +160,15 @@ def _where(file: str, line: int) -> str:
 
 
 def _fill(text: str, indent: str, hang: str, width: int) -> str:
-    return textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=hang,
-                         break_long_words=False, break_on_hyphens=False)
+    return fill(text, width, indent, hang)
 
 
 def diagnosis_text(diag: Diagnosis, lang: str = "en", width: int = 88) -> str:
     """The diagnosis for a terminal or a pipe; prose wraps at ``width``, log quotes with a hanging indent."""
-    out: list[str] = [UI["title"](lang), "=" * len(UI["title"](lang))]
+    out: list[str] = [UI["title"](lang), "=" * cell_len(UI["title"](lang))]
     best = diag.best
     if best is None:
-        out.append(UI["nothing"](lang))
+        out.append(_fill(UI["nothing"](lang), "", "", width))
     else:
         out.append(_fill(f"{UI['best'](lang)}: {scenario_title(best.scenario, lang)}  "
                          f"[{best.scenario}, {UI['score'](lang)} {best.score:.2f}]", "", "  ", width))
@@ -189,14 +188,15 @@ def diagnosis_text(diag: Diagnosis, lang: str = "en", width: int = 88) -> str:
     if shown:
         out.append("")
         out.append(UI["facts"](lang) + ":")
-        col = max(len(_fact_title(f.name, lang)) for f in shown)
+        col = max(cell_len(_fact_title(f.name, lang)) for f in shown)
         for f in shown:
             where = f"  ({UI['line'](lang)} {f.line})" if f.line else ""
-            out.append(_fill(f"{_fact_title(f.name, lang):<{col}}  {fact_value(f)}{where}", "  ", " " * (col + 4), width))
+            out.append(_fill(f"{ljust(_fact_title(f.name, lang), col)}  {fact_value(f)}{where}", "  ", " " * (col + 4), width))
     oom = _primary_oom(diag)
     if oom is not None:
         out.append("")
-        out.append(f"{UI['oom'](lang)} ({_where(str(oom.get('file', '')), int(oom.get('line', 0)))}):")
+        out.append(_fill(f"{UI['oom'](lang)} ({_where(str(oom.get('file', '')), int(oom.get('line', 0)))}):",
+                         "", "  ", width))
         out.append(_fill(_oom_summary(oom, lang), "  ", "  ", width))
     if diag.warnings:
         out.append("")

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from ..envelope import envelope
 from ..exitcodes import Exit
 from ..expr import BoolOp, Compare, Condition, Known, ListLit, Literal, Name, Node, Not
 from ..facts.catalog import CATALOG
@@ -137,23 +137,28 @@ def question_json(q: Question) -> dict[str, Any]:
     return out
 
 
+def scenarios_json(kb: KnowledgeBase) -> list[dict[str, Any]]:
+    """The scenarios with their leaves, as ``scenarios --format json`` and the export list them."""
+    return [
+        {
+            "id": s.id,
+            "title": s.title.as_dict(),
+            "summary": s.summary.as_dict(),
+            "main_leaf": s.id if s.id in kb.leaves else None,
+            "leaves": [leaf.id for leaf in kb.leaves_for_scenario(s.id)],
+        }
+        for s in kb.scenarios.values()
+    ]
+
+
 def kb_json(kb: KnowledgeBase) -> dict[str, Any]:
-    return {
-        "generator": f"oomwizard {__version__}",
+    """The whole knowledge base in the ``export`` envelope."""
+    return envelope("export", {
         "start": kb.start,
-        "scenarios": [
-            {
-                "id": s.id,
-                "title": s.title.as_dict(),
-                "summary": s.summary.as_dict(),
-                "main_leaf": s.id if s.id in kb.leaves else None,
-                "leaves": [leaf.id for leaf in kb.leaves_for_scenario(s.id)],
-            }
-            for s in kb.scenarios.values()
-        ],
+        "scenarios": scenarios_json(kb),
         "questions": [question_json(q) for q in kb.questions.values()],
         "leaves": [leaf_json(leaf) for leaf in kb.leaves.values()],
-    }
+    })
 
 
 # --- shared by Markdown and HTML -------------------------------------------------------------

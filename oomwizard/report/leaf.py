@@ -6,7 +6,6 @@ the normal screen on exit, so all of them say the same thing in the same order.
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from ..advice.commands import RenderedFix, render_fix
@@ -15,14 +14,17 @@ from ..facts.model import FactSet
 from ..i18n import Text, ui
 from ..kb.coderef import parse_code_ref
 from ..kb.model import Check, Leaf
+from ..text.cells import fill
 
 
 def render_fixes(leaf: Leaf, facts: FactSet | None, lang: str = "en") -> list[RenderedFix]:
     return [render_fix(f, facts or FactSet(), lang) for f in leaf.fixes]
 
 
-def check_json(c: Check) -> dict[str, Any]:
-    out: dict[str, Any] = c.text.as_dict()
+def check_json(c: Check, number: int) -> dict[str, Any]:
+    """A checklist item; ``number`` is its place in the checklist (1-based), the same in the TUI,
+    the ``.sh``, ``verify`` and every output."""
+    out: dict[str, Any] = {"number": number, **c.text.as_dict(), "auto": None}
     if c.auto:
         auto: dict[str, str] = {}
         if c.auto.log_present:
@@ -35,33 +37,39 @@ def check_json(c: Check) -> dict[str, Any]:
     return out
 
 
+def fix_json(number: int, rf: RenderedFix) -> dict[str, Any]:
+    """One fix with its variants. ``number`` is the fix's place in the leaf (cheapest first), the
+    number the TUI shows and the saved ``.sh`` runs (``sh fix.sh 2``); it never depends on the
+    vLLM version. ``variants`` holds the one for the known version, or all of them."""
+    return {
+        "number": number,
+        "id": rf.fix.id,
+        "title": rf.fix.title.as_dict(),
+        "cost": rf.fix.cost,
+        "cost_note": rf.fix.cost_note.as_dict(),
+        "evidence": rf.fix.evidence,
+        "available": rf.available,
+        "version": rf.version,
+        "why": rf.fix.why.as_dict() if rf.fix.why else None,
+        "sources": list(rf.fix.sources),
+        "variants": [
+            {
+                "applies_to": rv.versions,
+                "command": rv.script,
+                "values": [
+                    {"name": r.name, "value": r.value, "why": r.why.as_dict() if r.why else None} for r in rv.values
+                ],
+                "missing": list(rv.missing),
+                "note": rv.note.as_dict() if rv.note else None,
+                "assumed": rv.assumed,
+            }
+            for rv in rf.variants
+        ],
+    }
+
+
 def leaf_json(leaf: Leaf, facts: FactSet | None = None, path: tuple[Step, ...] | None = None) -> dict[str, Any]:
     """Everything about a leaf; with ``facts`` the commands carry this machine's values."""
-    commands = []
-    for rf in render_fixes(leaf, facts):
-        for rv in rf.variants:
-            entry: dict[str, Any] = {
-                "fix": rf.fix.id,
-                "title": rf.fix.title.as_dict(),
-                "command": rv.script,
-                "applies_to": rv.versions,
-                "cost": rf.fix.cost,
-                "cost_note": rf.fix.cost_note.as_dict(),
-                "evidence": rf.fix.evidence,
-                "sources": list(rf.fix.sources),
-            }
-            if facts is not None:
-                entry["available"] = rf.available
-                entry["values"] = [
-                    {"name": r.name, "value": r.value, "why": r.why.as_dict() if r.why else None}
-                    for r in rv.values
-                ]
-                entry["missing"] = rv.missing
-            if rf.fix.why:
-                entry["why"] = rf.fix.why.as_dict()
-            if rv.note:
-                entry["note"] = rv.note.as_dict()
-            commands.append(entry)
     out: dict[str, Any] = {
         "id": leaf.id,
         "scenarios": list(leaf.scenarios),
@@ -71,10 +79,11 @@ def leaf_json(leaf: Leaf, facts: FactSet | None = None, path: tuple[Step, ...] |
         "root_cause": {"status": leaf.root_cause_status, **leaf.root_cause.as_dict()},
         "versions": leaf.versions.text,
         "evidence": leaf.evidence,
-        "commands": commands,
-        "checklist": [check_json(c) for c in leaf.checks],
+        "fixes": [fix_json(i, rf) for i, rf in enumerate(render_fixes(leaf, facts), 1)],
+        "checklist": [check_json(c, i) for i, c in enumerate(leaf.checks, 1)],
         "caveats": [c.as_dict() for c in leaf.caveats],
         "sources": [s.url for s in leaf.sources],
+        "path": None,
     }
     if path is not None:
         out["path"] = [
@@ -87,13 +96,7 @@ def leaf_json(leaf: Leaf, facts: FactSet | None = None, path: tuple[Step, ...] |
 def _wrap(text: str, indent: str, width: int, hang: str | None = None) -> str:
     """Wrap prose; ``hang`` indents continuation lines (defaults to ``indent``)."""
     rest = indent if hang is None else hang
-    return "\n".join(
-        textwrap.fill(
-            p, width=width, initial_indent=indent, subsequent_indent=rest, break_on_hyphens=False, break_long_words=False
-        )
-        for p in text.split("\n")
-        if p.strip()
-    )
+    return "\n".join(fill(p, width, indent, rest) for p in text.split("\n") if p.strip())
 
 
 def _how(step: Step) -> str:
@@ -119,7 +122,7 @@ def leaf_text(
 ) -> str:
     """Plain text for terminals and pipes: commands are never wrapped, prose is."""
     out: list[str] = []
-    out.append(f"== {leaf.title(lang)} ==")
+    out.append(fill(f"== {leaf.title(lang)} ==", width, "", "   "))
     out.append(f"{ui('evidence', lang)}: {ui('evidence.' + leaf.evidence, lang)}   [{leaf.id}]")
     out.append("")
     out.append(f"{ui('conclusion', lang)}:")

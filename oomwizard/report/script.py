@@ -10,13 +10,13 @@ the operator has edited it.
 from __future__ import annotations
 
 import re
-import textwrap
 
 from ..advice.commands import RenderedFix, RenderedVariant
 from ..engine import Step
 from ..facts.model import FactSet
 from ..i18n import ui
 from ..kb.model import Leaf
+from ..text.cells import wrap
 from ..text.redact import REDACTED
 from .leaf import render_fixes
 
@@ -31,7 +31,7 @@ def _comment(text: str, width: int = 78, indent: str = "", lead: str = "") -> li
     for para in text.split("\n"):
         if not para.strip():
             continue
-        lines.extend(textwrap.wrap(para, width=width, initial_indent=first, subsequent_indent=rest))
+        lines.extend(wrap(para, width, first, rest))
     return lines
 
 

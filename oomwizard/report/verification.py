@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import textwrap
-
 from ..i18n import ui
+from ..text import cells
 from ..text.safe_text import printable
 from ..verify import FAIL, MANUAL, PASS, UNKNOWN, UNPROVEN, Verification
 
@@ -13,10 +12,7 @@ MARKS = {PASS: "[x]", FAIL: "[!]", UNPROVEN: "[?]", UNKNOWN: "[?]", MANUAL: "[ ]
 
 def verification_text(v: Verification, lang: str = "en", width: int = 88) -> str:
     def fill(text: str, indent: str = "", hang: str = "    ") -> str:
-        return textwrap.fill(
-            text, width=width, initial_indent=indent, subsequent_indent=hang, break_long_words=False,
-            break_on_hyphens=False,
-        )
+        return cells.fill(text, width, indent, hang)
 
     out = [fill(f"== {ui('verify.title', lang)}: {v.leaf.title(lang)} ==  [{v.leaf.id}]"), ""]
     if v.ready_at is not None:
@@ -31,8 +27,8 @@ def verification_text(v: Verification, lang: str = "en", width: int = 88) -> str
             note += f" — {r.reason_text(lang)}"
         out.append(fill(note, "    ", "      "))
         if r.hit is not None:
-            # The deciding log line is quoted whole, as grep would show it.
-            out.append(f"    {printable(r.hit.file)}:{r.hit.line}: {r.hit.text}")
+            # The deciding log line, as grep would show it, wrapped with a hanging indent.
+            out.append(fill(f"{printable(r.hit.file)}:{r.hit.line}: {r.hit.text}", "    ", "      "))
     out.append("")
     key = "failed" if v.failed else "proven" if v.proven else "unproven"
     out.append(fill(ui(f"verify.summary_{key}", lang), hang=""))

@@ -45,5 +45,11 @@ class SafeStream:
         return getattr(self.inner, name)
 
 
+def write_clean(stream: TextIO, text: str) -> None:
+    """Write ``text`` that already passed :func:`clean_json` past a :class:`SafeStream`: a second
+    pass would read JSON escapes (``\\n``) as part of a secret and cut the document."""
+    (stream.inner if isinstance(stream, SafeStream) else stream).write(text)
+
+
 def safe_stream(stream: TextIO) -> TextIO:
     return stream if isinstance(stream, SafeStream) else SafeStream(stream)  # type: ignore[return-value]

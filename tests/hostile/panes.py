@@ -27,10 +27,16 @@ SHELL = "bash" if shutil.which("bash") else "sh"
 
 
 class Pane:
-    def __init__(self, folder: Path, args: list[str], *, env: dict[str, str] | None = None) -> None:
+    def __init__(self, folder: Path, args: list[str], *, env: dict[str, str] | None = None,
+                 stdin: Path | None = None, stdout: Path | None = None) -> None:
+        """``stdin``/``stdout``: a file piped into the program (``cat FILE |``) or its output sent to."""
         self.folder = folder
         self.socket = str(folder / "tmux.sock")
         program = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "oomwizard", *args])
+        if stdin is not None:
+            program = f"cat {shlex.quote(str(stdin))} | {program}"
+        if stdout is not None:
+            program = f"{program} > {shlex.quote(str(stdout))}"
         script = folder / "run.sh"
         script.write_text(
             f"cd {shlex.quote(str(ROOT))}\n"

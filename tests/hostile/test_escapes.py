@@ -151,7 +151,8 @@ def test_plain_mode_prints_no_payload(inputs: dict[str, Path]) -> None:
         inp.send_text("\r" * 12)
         inp.close()
         run_plain(LaunchOptions(logs=[log]), kb=get_kb(), sources=si.sources(),
-                  prompt_kwargs={"input": inp, "output": DummyOutput()}, numbered=True, out=out, err=err)
+                  prompt_kwargs={"input": inp, "output": DummyOutput()}, numbered=True,
+                  line_input=io.StringIO("\n" * 12), out=out, err=err)
     printed = out.getvalue() + err.getvalue()
     assert "vllm serve 'meta-llama/Llama" in printed and "evil\\u202e.log" in printed
     assert raw_controls(printed) == []

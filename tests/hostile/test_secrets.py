@@ -108,7 +108,7 @@ def test_several_keys_keep_their_count_as_several_variables(outputs: dict[str, s
 
 def test_json_commands_carry_the_reference(outputs: dict[str, str]) -> None:
     data = json.loads(outputs["diagnose json"])
-    commands = [c["command"] for c in data["leaf"]["commands"] if "--api-key" in c["command"]]
+    commands = [v["command"] for f in data["leaf"]["fixes"] for v in f["variants"] if "--api-key" in v["command"]]
     assert commands and all(KEY_REF in c for c in commands)
 
 

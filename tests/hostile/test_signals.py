@@ -105,12 +105,12 @@ def test_wizard_refuses_a_log_on_stdin_when_stdin_is_the_terminal(pane_factory, 
     assert pane.flags() == CLEAN
 
 
-def test_tui_says_a_device_is_no_log_and_stays_usable(pane_factory) -> None:
+def test_tui_refuses_a_device_as_a_log_before_it_starts(pane_factory) -> None:
+    """As ``diagnose`` and plain mode do: exit 4 with the reason, the terminal untouched."""
     machine = Path(__file__).parents[2] / "oomwizard" / "demo" / "machine.json"
     pane = pane_factory(["--log", "/dev/zero", "--machine", str(machine)])
-    pane.wait_for("the message", lambda: "is a device" in " ".join(pane.screen().split()))
-    pane.tmux("send-keys", "-t", "w", "q")
-    assert pane.exit_code() == 0, pane.screen()
+    assert pane.exit_code() == 4
+    assert "/dev/zero: it is a device" in " ".join(pane.screen().split())
     assert pane.flags() == CLEAN
 
 

@@ -32,7 +32,7 @@ def sh(command: str, *, cwd: Path = ROOT, env: dict[str, str] | None = None) -> 
     full_env.pop("OOMWIZARD_TRACEBACK", None)
     full_env.update(env or {})
     return subprocess.run(["sh", "-c", command], capture_output=True, text=True, cwd=cwd, env=full_env,
-                          stdin=subprocess.DEVNULL, timeout=HANG)
+                          stdin=subprocess.DEVNULL, start_new_session=True, timeout=HANG)
 
 
 def one_line_error(done: subprocess.CompletedProcess[str], *words: str) -> str:

@@ -12,34 +12,10 @@ from textual.content import Content
 from textual.widgets import Footer, Input, Static
 
 from ...engine import Done
-from ...kb.model import KnowledgeBase
-from ...report.leaf import leaf_markdown, leaf_text
-from ...report.script import leaf_script
-from ...text.output import clean_text
+from ...report.save import default_filename, leaf_file_text, write_new
 from .base import WizardModal
 
-
-def default_filename(done: Done) -> str:
-    return f"./oomwizard-fix-{done.leaf.id}.sh"
-
-
-def leaf_file_text(filename: str, done: Done, kb: KnowledgeBase, lang: str) -> str:
-    """The file's content, by its extension: a safe shell script, Markdown, or plain text."""
-    suffix = Path(filename).suffix.lower()
-    if suffix == ".sh":
-        text = leaf_script(done.leaf, done.facts, done.path, lang)
-    elif suffix in (".md", ".markdown"):
-        art = kb.article("leaves", done.leaf.id, lang)
-        text = leaf_markdown(done.leaf, done.facts, done.path, lang, article=art.body if art else None)
-    else:
-        text = leaf_text(done.leaf, done.facts, done.path, lang)
-    return clean_text(text)
-
-
-def write_new(path: Path, text: str, overwrite: bool) -> None:
-    """Write ``text``; without ``overwrite`` fail if the file appeared meanwhile (mode ``x``)."""
-    with path.open("w" if overwrite else "x", encoding="utf-8") as fh:
-        fh.write(text)
+__all__ = ["SaveScreen", "default_filename", "leaf_file_text", "write_new"]
 
 
 class SaveScreen(WizardModal):
