@@ -81,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="log files (.gz allowed); - or nothing reads stdin")
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     p.add_argument("--detect", action="store_true", help="also read this machine (GPUs, packages, environment)")
+    p.add_argument("--replay", metavar="BUNDLE", help="diagnose from a JSON support bundle (`oomwizard report --format json`) instead of logs")
     p.add_argument("--follow", action="store_true",
                    help="keep reading the log as it grows (a file, or - for `kubectl logs -f` / `journalctl -f`) "
                         "and diagnose when the engine dies; Ctrl+C diagnoses what was read")
@@ -115,6 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("scenarios", help="list the scenario ids")
     _add_common(p)
+
+    p = sub.add_parser("report", help="write a support bundle: facts, answers, diagnosis, fix, machine report (redacted)")
+    p.add_argument("--log", action="append", default=[], metavar="FILE", help="a vLLM log to read (repeatable; .gz allowed)")
+    p.add_argument("--output", metavar="FILE", help="the bundle's file (default stdout; its extension picks the format)")
+    p.add_argument("--format", choices=("markdown", "json", "html"), help="default: from --output's extension, else markdown")
+    p.add_argument("--no-redact", action="store_true", help="keep host and user names, home folders, IPs and GPU UUIDs (secrets stay hidden)")
+    _add_common(p)
+    _add_fact_inputs(p)
     return parser
 
 
@@ -214,6 +223,10 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from .render.diagnosis import diagnosis_markdown, diagnosis_text
     from .render.report import leaf_json, leaf_markdown, leaf_text
 
+    if args.replay:
+        from .bundle.command import diagnose_replay
+
+        return diagnose_replay(args)
     lang = detect_lang(args.lang)
     kb = _load_kb()
     if args.detect and not args.machine:
@@ -383,6 +396,12 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from .bundle.command import cmd_report as report
+
+    return report(args)
+
+
 def run_interactive(args: argparse.Namespace) -> int:
     _check_python(args)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -415,6 +434,7 @@ COMMANDS = {
     "lint": cmd_lint,
     "export": cmd_export,
     "scenarios": cmd_scenarios,
+    "report": cmd_report,
 }
 
 

@@ -286,6 +286,13 @@ UI: dict[str, Text] = {
     ),
     "tui.save.done": Text("Saved to {path}", "已保存到 {path}"),
     "tui.save.failed": Text("Could not save {path}: {error}", "无法保存 {path}：{error}"),
+    "tui.report": Text("Bundle", "支持包"),
+    "tui.report.running": Text("Writing the support bundle…", "正在写入支持包…"),
+    "tui.report.done": Text("Support bundle (secrets and identities redacted) written to {paths}",
+                            "支持包（已隐藏密钥和身份信息）已写入 {paths}"),
+    "tui.report.failed": Text("Could not write the support bundle: {error}", "无法写入支持包：{error}"),
+    "tui.plain.report_offer": Text("Write a support bundle (redacted) to attach to a ticket?",
+                                   "写入一个（已脱敏的）支持包以附到工单中吗？"),
     "tui.verify": Text("Check new log", "检查新日志"),
     "tui.verify.title": Text("Check the log of the next start", "检查下次启动的日志"),
     "tui.verify.lead": Text(

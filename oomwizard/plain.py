@@ -104,6 +104,7 @@ class PlainWizard:
         self.width = max(40, shutil.get_terminal_size((WIDTH, 24)).columns)
         self.session = Session(kb, FactSet(), lang=self.lang)
         self.diagnosis: Diagnosis | None = None
+        self.machine: MachineResult | None = None
 
     def t(self, key: str, **fmt: object) -> str:
         return ui(key, self.lang, **fmt)
@@ -147,7 +148,7 @@ class PlainWizard:
                 return Exit.INPUT
             self.out.write(diagnosis_text(self.diagnosis, self.lang, self.width - 1) + "\n")
             self.out.flush()
-        machine = self._machine()
+        machine = self.machine = self._machine()
         facts = FactSet()
         if machine is not None:
             facts.update(machine.facts)
@@ -305,7 +306,32 @@ class PlainWizard:
         self.out.write("\n" + leaf_text(step.leaf, step.facts, step.path, self.lang, width=width))
         self.out.flush()
         self.offer_verify(step.leaf)
+        self.offer_report(step)
         return Exit.OK
+
+    def offer_report(self, done: Done) -> None:
+        """Write the support bundle of this walk into the current folder, if the operator wants one."""
+        from .bundle.frontend import WalkState, folder_for, write_walk_bundle
+
+        try:
+            if not self._confirm(self.t("tui.plain.report_offer")):
+                return
+        except (KeyboardInterrupt, EOFError):
+            print(file=self.out, flush=True)
+            return
+        m = self.machine
+        state = WalkState(
+            self.kb, self.lang, logs=self.opts.effective_logs(), diagnosis=self.diagnosis,
+            machine=m.data if m is not None else None,
+            machine_source=("file" if m.replayed_from else "detected") if m is not None else "none",
+            facts=self.session.facts.copy(), overrides=self.opts.overrides.copy(), answers=dict(self.session.answers),
+            order=list(self.session.order), done=done, replayed_from=getattr(self.opts, "replay", None))
+        try:
+            paths = write_walk_bundle(state, folder_for([]))
+        except Exception as e:  # the fix is on the screen already; say why and end normally
+            print(f"oomwizard: {self.t('tui.report.failed', error=f'{type(e).__name__}: {e}')}", file=self.err)
+            return
+        print(self.t("tui.report.done", paths=", ".join(paths)), file=self.err, flush=True)
 
     def offer_verify(self, leaf: Leaf) -> None:
         """Check the next start's log now, if the operator wants to (and the checklist can be checked).

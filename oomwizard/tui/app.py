@@ -408,6 +408,37 @@ class WizardApp(App[Outcome], inherit_bindings=False):
             self.watchdog.arm(code)
         self._finish(code)
 
+    def walk_state(self) -> Any:
+        """What a support bundle of this walk holds (see :mod:`oomwizard.bundle.frontend`)."""
+        from ..bundle.frontend import WalkState
+
+        leaf = self._leaf_screen()
+        m = self.machine.result
+        return WalkState(
+            self.kb, self.lang, logs=self.opts.effective_logs(), diagnosis=self.log_state.diagnosis,
+            machine=m.data if m is not None else None,
+            machine_source=("file" if m.replayed_from else "detected") if m is not None else "none",
+            facts=self.session.facts.copy(), overrides=self.user_facts.copy(), answers=dict(self.session.answers),
+            order=list(self.session.order), done=leaf.done if leaf is not None else None,
+            replayed_from=getattr(self.opts, "replay", None))
+
+    def action_report(self) -> None:
+        """Write the support bundle beside the saved fix, in a worker (it reads the logs again)."""
+        from ..bundle.frontend import folder_for, write_walk_bundle
+
+        state, folder = self.walk_state(), folder_for(self.outcome.saved)
+        self.notify(self.t("tui.report.running"), timeout=3, markup=False)
+
+        def done(paths: list[str]) -> None:
+            self.outcome.saved.extend(paths)
+            self.notify(self.t("tui.report.done", paths=", ".join(paths)), timeout=12, markup=False)
+
+        def failed(error: str) -> None:
+            self.notify(self.t("tui.report.failed", error=" ".join(clean_text(error).split())), severity="error",
+                        timeout=10, markup=False)
+
+        self.in_thread(lambda: write_walk_bundle(state, folder), done, failed, "report")
+
     def action_facts(self) -> None:
         from .screens.facts import FactsScreen
 
