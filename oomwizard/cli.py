@@ -73,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--inline", action="store_true", help="draw the interface below the prompt instead of full screen")
     parser.add_argument("--follow", action="store_true",
                         help="with --log: watch the log as it grows and diagnose when the engine dies")
+    parser.add_argument("--replay", metavar="BUNDLE", help="open the wizard on a JSON support bundle (`oomwizard report --format json`) from another machine")
     _add_common(parser)
     _add_fact_inputs(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -419,6 +420,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         python=args.python,
         overrides=_overrides(args.overrides),
         follow=args.follow,
+        replay=args.replay,
     )
     if args.follow and len(opts.logs) != 1:
         _err("--follow reads one log: pass it with --log FILE")

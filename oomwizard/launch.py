@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .facts.model import FactSet
 
@@ -30,6 +31,11 @@ class LaunchOptions:
     overrides: FactSet = field(default_factory=FactSet)
     follow: bool = False
     """Keep reading the (one) log as it grows and diagnose when the engine dies."""
+    replay: str | None = None
+    """A JSON support bundle to open instead of logs and a machine (see :mod:`.bundle.replay`)."""
+    answers: dict[str, Any] = field(default_factory=dict)
+    """Answers to fill in before the first question (a replayed or resumed walk), by question id."""
+    order: list[str] = field(default_factory=list)
 
     def effective_logs(self) -> list[str]:
         return [str(DEMO_LOG)] if self.demo and not self.logs else list(self.logs)
@@ -41,6 +47,13 @@ class LaunchOptions:
 
 
 def launch(opts: LaunchOptions) -> int:
+    sources = None
+    if opts.replay:
+        from .bundle.frontend import replay_sources
+
+        sources = replay_sources(opts)
+        if isinstance(sources, int):
+            return sources
     if "-" in opts.logs:
         # The wizard reads keys from the terminal; a log read from it too would never end.
         import sys
@@ -56,7 +69,7 @@ def launch(opts: LaunchOptions) -> int:
     if opts.plain:
         from .plain import run_plain
 
-        return run_plain(opts)
+        return run_plain(opts, sources=sources)
     from .tui.app import run_tui
 
-    return run_tui(opts)
+    return run_tui(opts, sources=sources)

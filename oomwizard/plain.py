@@ -158,6 +158,10 @@ class PlainWizard:
             facts.update(self.diagnosis.facts)
         facts.update(self.opts.overrides)
         self.session.facts = facts
+        for qid in self.opts.order:  # a replayed or resumed walk
+            if qid in self.opts.answers:
+                self.session.answers[qid] = self.opts.answers[qid]
+                self.session.order.append(qid)
         return None
 
     # --- prompts -------------------------------------------------------------------------------

@@ -65,3 +65,45 @@ def _replayed_lines(path: str) -> LogLines:
 
     log = load_bundle(path)["log"]
     return LogLines(inputs=log["inputs"], warnings=list(log.get("warnings", [])), complete=bool(log.get("complete", True)))
+
+
+def replay_sources(opts: Any) -> Any:
+    """Point ``opts`` at a replayed bundle: its diagnosis as "the log", its machine report as
+    "the machine", its overrides and answers filled in. Returns the frontends' sources, or exit 4."""
+    import sys
+
+    from ..exitcodes import Exit
+    from ..kb.loader import get_kb
+    from ..tui.inputs import InputProblem, MachineResult, Sources, result_from_report
+    from .replay import BundleError, replay
+
+    try:
+        rp = replay(opts.replay, get_kb())
+    except BundleError as e:
+        print(f"oomwizard: {e}", file=sys.stderr)
+        return int(Exit.INPUT)
+    for w in rp.warnings:
+        print(f"oomwizard: {w}", file=sys.stderr)
+    opts.logs = [opts.replay] if rp.diagnosis is not None else []
+    opts.machine = opts.replay if rp.machine is not None else None
+    opts.demo = opts.follow = False
+    opts.overrides.update(rp.overrides)
+    opts.answers, opts.order = dict(rp.answers), list(rp.order)
+
+    def diagnosis(paths: list[str], progress: Any = None) -> Diagnosis:
+        if rp.diagnosis is None:
+            raise InputProblem(f"{opts.replay} holds no log lines")
+        return rp.diagnosis
+
+    def text(pasted: str, name: str) -> Diagnosis:
+        from ..logs.diagnose import diagnose_text
+
+        return diagnose_text(pasted, name)
+
+    def machine(path: str) -> MachineResult:
+        return result_from_report(rp.machine, rp.name)
+
+    def detect(python: str | None) -> MachineResult:
+        raise InputProblem(f"{rp.name}: this machine is not read when a bundle is replayed")
+
+    return Sources(diagnosis, text, detect, machine, None)

@@ -299,7 +299,16 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         self.user_facts.remove("diagnosis")
         self.session.restart()
         self._rebuild_facts()
+        self.prefill()
         self._broadcast()
+
+    def prefill(self) -> None:
+        """Answers of a replayed or resumed walk, filled in once (the log they followed is read)."""
+        for qid in self.opts.order:
+            if qid in self.opts.answers:
+                self.session.answers[qid] = self.opts.answers[qid]
+                self.session.order.append(qid)
+        self.opts.answers, self.opts.order = {}, []
 
     def _log_failed(self, error: str) -> None:
         from .screens.diagnosis import DiagnosisScreen
@@ -455,7 +464,7 @@ def _width() -> int:
     return max(60, min(100, shutil.get_terminal_size((88, 24)).columns - 1))
 
 
-def run_tui(opts: LaunchOptions) -> int:
+def run_tui(opts: LaunchOptions, sources: Sources | None = None) -> int:
     from ..kb.yamlsrc import KBError
 
     try:
@@ -468,7 +477,7 @@ def run_tui(opts: LaunchOptions) -> int:
             print(f"  {p}", file=sys.stderr)
         return Exit.KB_INVALID
     watchdog = Watchdog()
-    app = WizardApp(opts, kb=kb, watchdog=watchdog)
+    app = WizardApp(opts, kb=kb, watchdog=watchdog, sources=sources)
     # Until the app is mounted and catches them in its event loop, a signal restores and ends at once.
     previous = {s: signal.signal(s, lambda n, _f: watchdog.abort(exit_code(n))) for s in HANDLED}
     try:
