@@ -73,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--inline", action="store_true", help="draw the interface below the prompt instead of full screen")
     parser.add_argument("--follow", action="store_true",
                         help="with --log: watch the log as it grows and diagnose when the engine dies")
+    parser.add_argument("--resume", action="store_true", help="continue the last unfinished walk (after a dropped SSH session), at the same screen with the same answers")
     parser.add_argument("--replay", metavar="BUNDLE", help="open the wizard on a JSON support bundle (`oomwizard report --format json`) from another machine")
     _add_common(parser)
     _add_fact_inputs(parser)
@@ -421,6 +422,8 @@ def run_interactive(args: argparse.Namespace) -> int:
         overrides=_overrides(args.overrides),
         follow=args.follow,
         replay=args.replay,
+        resume=args.resume,
+        keep_state=True,
     )
     if args.follow and len(opts.logs) != 1:
         _err("--follow reads one log: pass it with --log FILE")

@@ -287,6 +287,7 @@ UI: dict[str, Text] = {
     "tui.save.done": Text("Saved to {path}", "已保存到 {path}"),
     "tui.save.failed": Text("Could not save {path}: {error}", "无法保存 {path}：{error}"),
     "tui.report": Text("Bundle", "支持包"),
+    "tui.welcome.resume": Text("Continue the last walk", "继续上次未完成的诊断"),
     "tui.report.running": Text("Writing the support bundle…", "正在写入支持包…"),
     "tui.report.done": Text("Support bundle (secrets and identities redacted) written to {paths}",
                             "支持包（已隐藏密钥和身份信息）已写入 {paths}"),

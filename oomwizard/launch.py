@@ -36,6 +36,14 @@ class LaunchOptions:
     answers: dict[str, Any] = field(default_factory=dict)
     """Answers to fill in before the first question (a replayed or resumed walk), by question id."""
     order: list[str] = field(default_factory=list)
+    resume: bool = False
+    """``--resume``: continue the last unfinished walk (see :mod:`.bundle.resume`)."""
+    resume_screen: str | None = None
+    """The screen a resumed walk was on: ``diagnosis``, ``question`` or ``leaf``."""
+    scenario: str | None = None
+    """The scenario a resumed walk had chosen on the diagnosis screen."""
+    keep_state: bool = False
+    """Save the walk as it goes so it can be resumed (the command line turns this on)."""
 
     def effective_logs(self) -> list[str]:
         return [str(DEMO_LOG)] if self.demo and not self.logs else list(self.logs)
@@ -48,6 +56,13 @@ class LaunchOptions:
 
 def launch(opts: LaunchOptions) -> int:
     sources = None
+    if opts.resume:
+        import sys
+
+        from .bundle.resume import resume_options
+
+        for note in resume_options(opts)[1]:
+            print(f"oomwizard: {note}", file=sys.stderr)
     if opts.replay:
         from .bundle.frontend import replay_sources
 

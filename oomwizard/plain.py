@@ -105,6 +105,19 @@ class PlainWizard:
         self.session = Session(kb, FactSet(), lang=self.lang)
         self.diagnosis: Diagnosis | None = None
         self.machine: MachineResult | None = None
+        self.keeper: Any = None
+        if opts.keep_state:  # saved after every answer, for --resume after a dropped session
+            from .bundle.resume import Keeper
+
+            self.keeper = Keeper(opts)
+        self.session.on_change = self.keep
+
+    def keep(self, screen: str = "question", leaf: str | None = None, finished: bool = False) -> None:
+        if self.keeper is not None:
+            chosen = self.opts.overrides.get("diagnosis") or self.session.facts.get("diagnosis")
+            scenario = str(chosen.value) if chosen is not None and chosen.kind == "answered" else None
+            self.keeper.save(screen=screen, answers=self.session.answers, order=self.session.order,
+                             overrides=self.opts.overrides, scenario=scenario, leaf=leaf, finished=finished)
 
     def t(self, key: str, **fmt: object) -> str:
         return ui(key, self.lang, **fmt)
@@ -235,6 +248,9 @@ class PlainWizard:
         diag = self.diagnosis
         if diag is None or len(diag.matches) < 2:
             return
+        if self.opts.scenario:  # a resumed walk had chosen already
+            self.session.override("diagnosis", self.opts.scenario)
+            return
         choices = []
         for m in diag.matches:
             sc = self.kb.scenarios.get(m.scenario)
@@ -303,9 +319,11 @@ class PlainWizard:
         if code is not None:
             return code
         self.choose_scenario()
+        self.keep()
         step = self.session.current()
         while isinstance(step, Ask):
             step = self.ask(step)
+        self.keep("leaf", step.leaf.id, finished=True)
         width = WIDTH - 2
         self.out.write("\n" + leaf_text(step.leaf, step.facts, step.path, self.lang, width=width))
         self.out.flush()

@@ -130,6 +130,17 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         self.user_facts = FactSet()
         """``--set`` values and overrides made in the facts screen (kind ``answered``)."""
         self.user_facts.update(opts.overrides)
+        self.keeper: Any = None
+        """Saves the walk after every change, for ``--resume`` (see :mod:`oomwizard.bundle.resume`)."""
+        self.resumable: Any = None
+        """The last unfinished walk, offered on the welcome screen."""
+        if opts.keep_state:
+            from ..bundle.resume import Keeper
+
+            self.keeper = Keeper(opts)
+            if not (opts.logs or opts.demo or opts.resume or opts.replay):
+                self.resumable = self.keeper.store.latest_unfinished()
+        self.session.on_change = self.keep
         self.outcome = Outcome()
         self.clipboard_runner = clipboard.load_tmux_buffer
         self.title = ui("tui.title", self.lang)
@@ -155,6 +166,10 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         logs = self.opts.effective_logs()
         if logs:
             self.read_logs(logs)
+        elif self.opts.resume_screen in ("question", "leaf"):  # a resumed walk without a log
+            self.prefill()
+            self.opts.resume_screen = None
+            self.open_questions()
 
     # --- facts -------------------------------------------------------------------------------
 
@@ -178,7 +193,52 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         self.user_facts.add(fact)
         self._rebuild_facts()
         self._broadcast()
+        self.keep()
         return fact
+
+    # --- keeping the walk for --resume ---------------------------------------------------------
+
+    def _screen_kind(self) -> str:
+        from .screens.diagnosis import DiagnosisScreen
+        from .screens.leaf import LeafScreen
+        from .screens.question import QuestionScreen
+
+        for screen in reversed(self.screen_stack):
+            for kind, cls in (("leaf", LeafScreen), ("question", QuestionScreen), ("diagnosis", DiagnosisScreen)):
+                if isinstance(screen, cls):
+                    return kind
+        return "welcome"
+
+    def keep(self, finished: bool = False) -> None:
+        """Save the walk as it stands now (after every answer, correction and change of screen)."""
+        if self.keeper is None:
+            return
+        leaf = self._leaf_screen()
+        chosen = self.user_facts.get("diagnosis")
+        self.keeper.save(screen=self._screen_kind(), answers=self.session.answers, order=self.session.order,
+                         overrides=self.user_facts, scenario=str(chosen.value) if chosen else None,
+                         leaf=leaf.done.leaf.id if leaf is not None else None, finished=finished)
+
+    def resume_last(self) -> None:
+        """The welcome screen's offer: continue the last unfinished walk where it stopped."""
+        from ..bundle.resume import resume_into
+
+        walk, self.resumable = self.resumable, None
+        if walk is None:
+            return
+        for note in resume_into(self.opts, walk):
+            self.notify(note, severity="warning", timeout=10, markup=False)
+        self.user_facts.update(self.opts.overrides)
+        self.machine = MachineState()
+        self.start_machine()
+        if self.keeper is not None:
+            self.keeper.rekey(self.opts.effective_logs())
+        if self.opts.logs:
+            self.read_logs(self.opts.logs)
+        else:
+            self._rebuild_facts()
+            self.prefill()
+            self.open_questions()
 
     def choose_scenario(self, scenario: str | None) -> None:
         """The operator picked a scenario on the diagnosis screen (None: the log's best match)."""
@@ -188,6 +248,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
             if best is None or best.scenario != scenario:
                 self.user_facts.add(Fact("diagnosis", scenario, "chosen on the diagnosis screen", kind="answered"))
         self._rebuild_facts()
+        self.keep()
 
     # --- machine detection (worker thread) -----------------------------------------------------
 
@@ -224,6 +285,8 @@ class WizardApp(App[Outcome], inherit_bindings=False):
     # --- logs (worker thread) ---------------------------------------------------------------
 
     def read_logs(self, paths: list[str]) -> None:
+        if self.keeper is not None:
+            self.keeper.rekey(paths)
         what = ", ".join(Path(p).name for p in paths)
         follow = self.sources.follow_path
         if self.opts.follow and len(paths) == 1 and follow is not None:
@@ -243,6 +306,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
             self.read_logs(self.opts.logs)
 
     def read_pasted(self, text: str) -> None:
+        self.keeper = None  # a pasted log cannot be read again: that walk is not kept
         self._read(self.t("tui.welcome.paste"), lambda progress, stop: self.sources.diagnose_text(text, "pasted"))
 
     def on_unmount(self) -> None:
@@ -300,7 +364,14 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         self.session.restart()
         self._rebuild_facts()
         self.prefill()
+        if self.opts.scenario:
+            self.choose_scenario(self.opts.scenario)
+            self.opts.scenario = None
         self._broadcast()
+        screen, self.opts.resume_screen = self.opts.resume_screen, None
+        if screen in ("question", "leaf"):
+            self.open_questions()
+        self.keep()
 
     def prefill(self) -> None:
         """Answers of a replayed or resumed walk, filled in once (the log they followed is read)."""
@@ -336,6 +407,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         from .screens.question import QuestionScreen
 
         self.push_screen(QuestionScreen())
+        self.keep()
 
     def show_step(self, step: Ask | Done) -> None:
         """Called by the question screen after each answer."""
@@ -343,6 +415,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
 
         if isinstance(step, Done):
             self.push_screen(LeafScreen(step))
+            self.keep()
 
     # --- clipboard ---------------------------------------------------------------------------
 
@@ -387,6 +460,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         self.outcome.done = leaf.done if leaf is not None else None
         checked = leaf.checked_log if leaf is not None else None
         self.outcome.verification = checked.verification if checked is not None else None
+        self.keep(finished=code == Exit.OK and leaf is not None)
         self.exit(self.outcome)
 
     def action_quit_app(self) -> None:
