@@ -154,3 +154,28 @@ def test_versions_timestamps_and_flags_are_not_addresses() -> None:
     ids = Identities(hosts=["gpu"], users=["vllm"])
     ids.discover(text)
     assert ids.apply(text) == text
+
+
+def test_the_wizards_bundle_holds_no_secret_or_identity(planted: dict[str, Path], tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from oomwizard.bundle.frontend import WalkState, write_walk_bundle
+    from oomwizard.facts.saved import load_report
+    from oomwizard.kb.loader import get_kb
+    from oomwizard.logs.diagnose import diagnose_paths
+
+    for k, v in shell_env().items():
+        monkeypatch.setenv(k, v)
+    report = load_report(str(planted["machine"]))
+    diag = diagnose_paths([str(planted["log"])])
+    facts = report.facts
+    facts.update(diag.facts)
+    w = WalkState(get_kb(), "en", logs=[str(planted["log"])], diagnosis=diag, machine=report.data,
+                  machine_source="file", facts=facts)
+    paths = write_walk_bundle(w, tmp_path)
+    assert len(paths) == 2
+    for p in paths:
+        text = Path(p).read_text()
+        assert leaks(text) == {} and identity_leaks(text) == {}, p
+    doc = json.loads(Path(paths[0]).read_text())
+    validate_output(doc)
+    assert doc["log"]["replays_same"] and "host-" in json.dumps(doc["log"])

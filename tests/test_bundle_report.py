@@ -51,7 +51,7 @@ def test_json_bundle_matches_its_schema_and_the_noninteractive_diagnosis(demo_js
     assert demo_json["version"] == demo_json["tool"]["version"] and demo_json["created_at"][:2] == "20"
     # the log lines the diagnosis was computed from, with their line numbers
     lines = demo_json["log"]["inputs"][0]["lines"]
-    assert demo_json["log"]["complete"] and len(lines) > 20
+    assert demo_json["log"]["complete"] and demo_json["log"]["replays_same"] and len(lines) > 20
     oom = [lg for lg in lines if "torch.OutOfMemoryError" in lg["pieces"][0][1]]
     assert oom and oom[0]["pieces"][0][0] == 43
 

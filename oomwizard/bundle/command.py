@@ -42,7 +42,27 @@ def bundle_text(b: BundleInput, fmt: str, redact: bool) -> str:
     from ..render.output import clean_text
 
     doc = finish(bundle_body(b), identities_for() if redact else None)
+    same = replays_same(doc)
+    doc["log"]["replays_same"] = same
+    if not same:
+        _err(REPLAY_DIFFERS(b.lang))
     return clean_text(render(doc, fmt, b.lang))
+
+
+REPLAY_DIFFERS = Text(
+    "the bundle's redacted log lines give another scenario ranking than the original log; "
+    "a replay of this bundle will not show the same diagnosis",
+    "支持包中脱敏后的日志行得出的场景排名与原日志不同；回放此支持包不会得到相同的诊断",
+)
+
+
+def replays_same(doc: dict[str, Any]) -> bool:
+    """Whether the diagnosis recomputed from the bundle's (redacted) lines ranks as the original."""
+    from .replay import diagnosis_of
+
+    again = diagnosis_of(doc)
+    mine = [m["scenario"] for m in (doc.get("diagnosis") or {}).get("matches") or []]
+    return mine == ([m.scenario for m in again.matches] if again is not None else [])
 
 
 def write_file(path: str, text: str) -> str:
