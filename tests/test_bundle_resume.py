@@ -18,6 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from snapshot_apps.pilot import press, run_async, settle
 
+sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
+from panes import Pane, needs_tmux
+
 from oomwizard.bundle.resume import Keeper, resume_options
 from oomwizard.bundle.state import MAX_ENTRIES, Store, Walk, log_key, state_dir
 from oomwizard.kb.loader import get_kb
@@ -308,3 +311,43 @@ def test_kill_9_loses_at_most_the_answer_being_typed(tmp_path: Path, kill_after:
         os.close(fd)
     assert not any(kb.questions[q].text("en") in out for q in path[:kill_after])  # not asked again
     assert [a["question"] for a in _saved(folder)[0]["answers"]] == path[:kill_after]
+
+
+@pytest.mark.skipif(needs_tmux, reason="needs tmux")
+def test_a_real_hangup_of_the_full_screen_wizard_resumes_at_the_same_question(tmp_path: Path) -> None:
+    env = {"XDG_STATE_HOME": str(tmp_path / "xdg")}
+    folder = tmp_path / "xdg" / "oomwizard"
+    kb = get_kb()
+    (tmp_path / "p1").mkdir()
+    pane = Pane(tmp_path / "p1", ["--log", str(DEMO_LOG), "--machine", str(DEMO_MACHINE)], env=env)
+    try:
+        pane.wait_for("the diagnosis", lambda: _saved_screen(folder) == "diagnosis")
+        pane.tmux("send-keys", "-t", "w", "Enter")
+        pane.wait_for("the first question", lambda: _saved_screen(folder) == "question")
+        pane.tmux("send-keys", "-t", "w", "Enter")
+        pane.wait_for("the first answer saved", lambda: _answers(folder) == 1)
+        pid = pane.program_pid()
+        assert pid is not None
+        os.kill(pid, signal.SIGHUP)
+        assert pane.exit_code() == 129
+    finally:
+        pane.close()
+    saved = _saved(folder)[0]
+    done = [a["question"] for a in saved["answers"]]
+    (tmp_path / "p2").mkdir()
+    pane = Pane(tmp_path / "p2", ["--resume"], env=env)
+    try:
+        nxt = [q for q in kb.questions.values() if q.id not in done]
+        pane.wait_for("the next question", lambda: any(q.text("en")[:40] in pane.screen() for q in nxt))
+        assert kb.questions[done[0]].text("en")[:40] not in pane.screen()
+        pane.tmux("send-keys", "-t", "w", "C-q")
+        assert pane.exit_code() == 0
+    finally:
+        pane.close()
+
+
+def _saved_screen(folder: Path) -> str | None:
+    try:
+        return _saved(folder)[0]["screen"]
+    except (IndexError, ValueError, KeyError):
+        return None
