@@ -345,7 +345,8 @@ class PlainWizard:
         state = WalkState(
             self.kb, self.lang, logs=self.opts.effective_logs(), diagnosis=self.diagnosis,
             machine=m.data if m is not None else None,
-            machine_source=("file" if m.replayed_from else "detected") if m is not None else "none",
+            machine_source=("replayed" if self.opts.replay else "file" if m.replayed_from else "detected")
+            if m is not None else "none",
             facts=self.session.facts.copy(), overrides=self.opts.overrides.copy(), answers=dict(self.session.answers),
             order=list(self.session.order), done=done, replayed_from=getattr(self.opts, "replay", None))
         try:

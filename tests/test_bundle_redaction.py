@@ -179,3 +179,14 @@ def test_the_wizards_bundle_holds_no_secret_or_identity(planted: dict[str, Path]
     doc = json.loads(Path(paths[0]).read_text())
     validate_output(doc)
     assert doc["log"]["replays_same"] and "host-" in json.dumps(doc["log"])
+
+
+def test_prose_public_domains_and_cxx_names_are_not_identities() -> None:
+    text = ("the user: please lower it; serial number: unknown; git@github.com:org/repo; "
+            "c10::Error at 12:00:01; see https://docs.vllm.ai/en/latest/")
+    ids = Identities()
+    ids.discover(text)
+    assert ids.apply(text) == text and ids.counts() == {}
+    text = "ssh bob@gpu7 USER=carol username=dave serial: 1652020012345 node7.cluster"
+    ids.discover(text)
+    assert ids.apply(text) == "ssh user-1@host-1 USER=user-2 username=user-3 serial: serial-1 node7.cluster"

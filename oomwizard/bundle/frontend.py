@@ -88,7 +88,8 @@ def replay_sources(opts: Any) -> Any:
     opts.machine = opts.replay if rp.machine is not None else None
     opts.demo = opts.follow = False
     opts.overrides.update(rp.overrides)
-    opts.answers, opts.order = dict(rp.answers), list(rp.order)
+    if not opts.answers:  # a resumed walk on this bundle keeps its own answers
+        opts.answers, opts.order = dict(rp.answers), list(rp.order)
 
     def diagnosis(paths: list[str], progress: Any = None) -> Diagnosis:
         if rp.diagnosis is None:

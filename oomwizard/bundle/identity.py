@@ -25,8 +25,9 @@ KINDS = ("host", "user", "ipv4", "ipv6", "gpu", "serial")
 # Values that identify nobody: kept as they are.
 _KEEP_HOSTS = {"localhost", "localhost.localdomain", "ip6-localhost", "none", "null", "unknown", "gpu", "node",
                "host", "server", "worker", "master", "main", "vllm", "cuda", "nccl", "info", "warning", "error"}
-_KEEP_USERS = {"root", "nobody", "user", "admin", "ubuntu", "vllm", "python", "model", "models",
+_KEEP_USERS = {"root", "nobody", "user", "admin", "ubuntu", "vllm", "python", "model", "models", "git", "noreply",
                "serve", "torch", "cuda", "nvidia", "docker", "worker", "test", "home", "shared", "data"}
+_PRIVATE_SUFFIXES = (".local", ".internal", ".lan", ".corp", ".cluster", ".svc", ".home", ".localdomain", ".intranet")
 _PLACEHOLDER_RE = re.compile(r"^(?:host|user|serial)-\d+$")
 
 _HOME_RE = re.compile(r"(?<![\w.-])(/home|/Users|/export/home|/u)/([A-Za-z_][\w.-]{0,63})(?=/|\b|$)")
@@ -34,8 +35,8 @@ _TILDE_RE = re.compile(r"(?<![\w~])~([A-Za-z_][\w.-]{0,31})(?=/)")
 _USER_AT_RE = re.compile(r"(?<![\w.@:/-])([A-Za-z_][\w.-]{1,31})@([A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63})*)(?![\w-])")
 _NCCL_RE = re.compile(r"(?:^|\s|\))([A-Za-z0-9][A-Za-z0-9.-]{0,62}):\d+:\d+\s+\[\d+\]\s+NCCL")
 _HOST_KEY_RE = re.compile(r"(?i)\b(?:hostname|host_name|nodename|node_name|HOSTNAME)\s*[=:]\s*['\"]?([A-Za-z0-9][A-Za-z0-9.-]{0,252})")
-_USER_KEY_RE = re.compile(r"(?i)\b(?:USER|LOGNAME|SUDO_USER|username|user_name)\s*[=:]\s*['\"]?([A-Za-z_][\w.-]{0,31})")
-_SERIAL_RE = re.compile(r"(?i)(\bserial(?:[ _-]?(?:number|no))?['\"]?\s*[=:]\s*['\"]?)([A-Za-z0-9][A-Za-z0-9-]{3,63})")
+_USER_KEY_RE = re.compile(r"(?:\b(?:USER|LOGNAME|SUDO_USER)=|(?i:\buser_?name)\s*=\s*)['\"]?([A-Za-z_][\w.-]{0,31})")
+_SERIAL_RE = re.compile(r"(?i)(\bserial(?:[ _-]?(?:number|no))?['\"]?\s*[=:]\s*['\"]?)([A-Za-z0-9-]*\d[A-Za-z0-9-]{2,63})")
 _GPU_UUID_RE = re.compile(r"(?i)\b(GPU|MIG)-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b")
 _IPV4_RE = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{1,3}){3})(?!\w|\.\d)")
 _IPV6_RE = re.compile(r"(?<![\w:.])((?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?:%\w+)?)(?![\w:])")
@@ -88,10 +89,11 @@ class Identities:
             self.user(m.group(2))
         for m in _TILDE_RE.finditer(text):
             self.user(m.group(1))
-        for m in _USER_AT_RE.finditer(text):
-            if "." in m.group(2) or m.group(2) in self.table["host"]:
+        for m in _USER_AT_RE.finditer(text):  # ssh-style user@host; a public domain stays (git@github.com)
+            host = m.group(2)
+            if "." not in host or host.lower().endswith(_PRIVATE_SUFFIXES) or host in self.table["host"]:
                 self.user(m.group(1))
-                self.host(m.group(2))
+                self.host(host)
         for m in _NCCL_RE.finditer(text):
             self.host(m.group(1))
         for m in _HOST_KEY_RE.finditer(text):

@@ -90,7 +90,8 @@ class WalkKeeping:
         return WalkState(
             self.kb, self.lang, logs=self.opts.effective_logs(), diagnosis=self.log_state.diagnosis,
             machine=m.data if m is not None else None,
-            machine_source=("file" if m.replayed_from else "detected") if m is not None else "none",
+            machine_source=("replayed" if self.opts.replay else "file" if m.replayed_from else "detected")
+            if m is not None else "none",
             facts=self.session.facts.copy(), overrides=self.user_facts.copy(), answers=dict(self.session.answers),
             order=list(self.session.order), done=leaf.done if leaf is not None else None,
             replayed_from=getattr(self.opts, "replay", None))

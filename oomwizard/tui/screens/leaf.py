@@ -47,7 +47,7 @@ class LeafScreen(WizardScreen, FactsAware):
         Binding("c", "copy", "tui.copy"),
         Binding("s", "save", "tui.save"),
         Binding("v", "verify", "tui.verify"),
-        Binding("r", "app.report", "tui.report"),
+        Binding("r", "app.report", "tui.report", show=False),
         Binding("b,escape", "back", "tui.back"),
         Binding("1", "show_tab('fix')", show=False),
         Binding("2", "show_tab('checklist')", show=False),
