@@ -54,6 +54,8 @@ class Identities:
 
     def __init__(self, hosts: Iterable[str] = (), users: Iterable[str] = ()) -> None:
         self.table: dict[str, dict[str, str]] = {k: {} for k in KINDS}
+        self.used: dict[str, set[str]] = {k: set() for k in KINDS}
+        """The values :meth:`apply` actually replaced, by kind (what :meth:`counts` reports)."""
         for h in hosts:
             self.host(h)
         for u in users:
@@ -145,13 +147,25 @@ class Identities:
         """``text`` with every known identity replaced by its placeholder."""
         if not text:
             return text
-        text = _GPU_UUID_RE.sub(lambda m: f"{m.group(1)}-{self.table['gpu'].get(m.group(2).lower(), m.group(2))}", text)
-        text = _IPV6_RE.sub(lambda m: self.table["ipv6"].get(m.group(1), m.group(1)), text)
-        text = _IPV4_RE.sub(lambda m: self.table["ipv4"].get(m.group(1), m.group(1)), text)
-        words = {**self.table["host"], **self.table["user"], **self.table["serial"]}
-        if words:
-            text = self._pattern().sub(lambda m: words[m.group(0)], text)
+        text = _GPU_UUID_RE.sub(lambda m: f"{m.group(1)}-{self._swap('gpu', m.group(2).lower(), m.group(2))}", text)
+        text = _IPV6_RE.sub(lambda m: self._swap("ipv6", m.group(1)), text)
+        text = _IPV4_RE.sub(lambda m: self._swap("ipv4", m.group(1)), text)
+        if any(self.table[k] for k in ("host", "user", "serial")):
+            text = self._pattern().sub(lambda m: self._word(m.group(0)), text)
         return text
+
+    def _swap(self, kind: str, key: str, default: str | None = None) -> str:
+        new = self.table[kind].get(key)
+        if new is None:
+            return key if default is None else default
+        self.used[kind].add(key)
+        return new
+
+    def _word(self, word: str) -> str:
+        for kind in ("host", "user", "serial"):
+            if word in self.table[kind]:
+                return self._swap(kind, word)
+        return word
 
     def apply_data(self, data: Any) -> Any:
         """JSON-like ``data`` with :meth:`apply` run over every string (keys too: env names stay)."""
@@ -164,7 +178,8 @@ class Identities:
         return data
 
     def counts(self) -> dict[str, int]:
-        return {k: len(v) for k, v in self.table.items() if v}
+        """How many distinct values of each kind were replaced."""
+        return {k: len(v) for k, v in self.used.items() if v}
 
 
 def _is_ip(text: str) -> bool:
