@@ -73,6 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--inline", action="store_true", help="draw the interface below the prompt instead of full screen")
     parser.add_argument("--follow", action="store_true",
                         help="with --log: watch the log as it grows and diagnose when the engine dies")
+    parser.add_argument("--resume", action="store_true", help="continue the last unfinished walk (after a dropped SSH session), at the same screen with the same answers")
+    parser.add_argument("--replay", metavar="BUNDLE", help="open the wizard on a JSON support bundle (`oomwizard report --format json`) from another machine")
     _add_common(parser)
     _add_fact_inputs(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -85,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also save the fix to FILE, as the wizard's save does: .sh (runs nothing until "
                         "given a fix number), .md, or text; an existing file is kept unless --force")
     p.add_argument("--force", action="store_true", help="with --output: replace an existing file")
+    p.add_argument("--replay", metavar="BUNDLE", help="diagnose from a JSON support bundle (`oomwizard report --format json`) instead of logs")
     p.add_argument("--follow", action="store_true",
                    help="keep reading the log as it grows (a file, or - for `kubectl logs -f` / `journalctl -f`) "
                         "and diagnose when the engine dies; Ctrl+C diagnoses what was read")
@@ -139,6 +142,14 @@ def build_parser() -> argparse.ArgumentParser:
     from .plan.command import add_parser as _add_plan
 
     _add_plan(sub)
+
+    p = sub.add_parser("report", help="write a support bundle: facts, answers, diagnosis, fix, machine report (redacted)")
+    p.add_argument("--log", action="append", default=[], metavar="FILE", help="a vLLM log to read (repeatable; .gz allowed)")
+    p.add_argument("--output", metavar="FILE", help="the bundle's file (default stdout; its extension picks the format)")
+    p.add_argument("--format", choices=("markdown", "json", "html"), help="default: from --output's extension, else markdown")
+    p.add_argument("--no-redact", action="store_true", help="keep host and user names, home folders, IPs and GPU UUIDs (secrets stay hidden)")
+    _add_common(p)
+    _add_fact_inputs(p)
     return parser
 
 
@@ -245,6 +256,10 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from .report.diagnosis import diagnosis_markdown, diagnosis_text
     from .report.leaf import leaf_json, leaf_markdown, leaf_text
 
+    if args.replay:
+        from .bundle.command import diagnose_replay
+
+        return diagnose_replay(args)
     lang = detect_lang(args.lang)
     kb = _load_kb()
     if args.detect and not args.machine:
@@ -459,6 +474,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from .plan.command import run
 
     return run(args)
+def cmd_report(args: argparse.Namespace) -> int:
+    from .bundle.command import cmd_report as report
+
+    return report(args)
 
 
 def run_interactive(args: argparse.Namespace) -> int:
@@ -494,6 +513,9 @@ def run_interactive(args: argparse.Namespace) -> int:
             python=args.python,
             overrides=_overrides(args.overrides),
             follow=args.follow,
+            replay=args.replay,
+            resume=args.resume,
+            keep_state=True,
         )
         if args.follow and len(opts.logs) != 1:
             _err("--follow reads one log: pass it with --log FILE")
@@ -543,6 +565,7 @@ COMMANDS = {
     "tour": lambda args: _onboard("cmd_tour", args),
     "plan": cmd_plan,
     "completion": cmd_completion,
+    "report": cmd_report,
 }
 
 

@@ -11,6 +11,20 @@ from .frontend.options import LaunchOptions
 
 
 def launch(opts: LaunchOptions) -> int:
+    sources = None
+    if opts.resume:
+        import sys
+
+        from .bundle.resume import resume_options
+
+        for note in resume_options(opts)[1]:
+            print(f"oomwizard: {note}", file=sys.stderr)
+    if opts.replay:
+        from .bundle.frontend import replay_sources
+
+        sources = replay_sources(opts)
+        if isinstance(sources, int):
+            return sources
     if "-" in opts.logs:
         # The wizard reads keys from the terminal; a log read from it too would never end.
         import sys
@@ -26,7 +40,7 @@ def launch(opts: LaunchOptions) -> int:
     if opts.plain:
         from .plain import run_plain
 
-        return run_plain(opts)
+        return run_plain(opts, sources=sources)
     from .tui.app import run_tui
 
-    return run_tui(opts)
+    return run_tui(opts, sources=sources)

@@ -100,6 +100,19 @@ class PlainWizard:
         """Facts the operator set in the facts review; they beat the log and the machine."""
         self.dropped: set[str] = set()
         """Facts the operator set aside (the log's diagnosis, on "none of these")."""
+        self.keeper: Any = None
+        if opts.keep_state:  # saved after every answer, for --resume after a dropped session
+            from .bundle.resume import Keeper
+
+            self.keeper = Keeper(opts)
+        self.session.on_change = self.keep
+
+    def keep(self, screen: str = "question", leaf: str | None = None, finished: bool = False) -> None:
+        if self.keeper is not None:
+            chosen = self.opts.overrides.get("diagnosis") or self.session.facts.get("diagnosis")
+            scenario = str(chosen.value) if chosen is not None and chosen.kind == "answered" else None
+            self.keeper.save(screen=screen, answers=self.session.answers, order=self.session.order,
+                             overrides=self.opts.overrides, scenario=scenario, leaf=leaf, finished=finished)
 
     def t(self, key: str, **fmt: object) -> str:
         return ui(key, self.lang, **fmt)
@@ -180,7 +193,11 @@ class PlainWizard:
         if logs and not self.read_and_show(logs):
             return Exit.INPUT
         self.load_machine()
-        if not logs:
+        for qid in self.opts.order:  # a replayed or resumed walk
+            if qid in self.opts.answers:
+                self.session.answers[qid] = self.opts.answers[qid]
+                self.session.order.append(qid)
+        if not logs and not self.opts.replay:
             welcome(self)
         return None
 
@@ -189,6 +206,9 @@ class PlainWizard:
     def choose_scenario(self) -> None:
         diag = self.diagnosis
         if diag is None or len(diag.matches) < 2:
+            return
+        if self.opts.scenario:  # a resumed walk had chosen already
+            self.session.override("diagnosis", self.opts.scenario)
             return
         choices = []
         for m in diag.matches:
@@ -263,9 +283,11 @@ class PlainWizard:
         if code is not None:
             return code
         self.choose_scenario()
+        self.keep()
         step = self.session.current()
         while isinstance(step, Ask):
             step = self.ask(step)
+        self.keep("leaf", step.leaf.id, finished=True)
         self.out.write("\n" + leaf_text(step.leaf, step.facts, step.path, self.lang, width=self.text_width))
         self.out.flush()
         try:
@@ -274,7 +296,33 @@ class PlainWizard:
             print(file=self.out, flush=True)
             return Exit.OK
         self.offer_verify(step.leaf)
+        self.offer_report(step)
         return Exit.OK
+
+    def offer_report(self, done: Done) -> None:
+        """Write the support bundle of this walk into the current folder, if the operator wants one."""
+        from .bundle.frontend import WalkState, folder_for, write_walk_bundle
+
+        try:
+            if not self.prompts.confirm(self.t("tui.plain.report_offer")):
+                return
+        except (KeyboardInterrupt, EOFError):
+            print(file=self.out, flush=True)
+            return
+        m = self.machine
+        state = WalkState(
+            self.kb, self.lang, logs=self.opts.effective_logs(), diagnosis=self.diagnosis,
+            machine=m.data if m is not None else None,
+            machine_source=("replayed" if self.opts.replay else "file" if m.replayed_from else "detected")
+            if m is not None else "none",
+            facts=self.session.facts.copy(), overrides=self.opts.overrides.copy(), answers=dict(self.session.answers),
+            order=list(self.session.order), done=done, replayed_from=getattr(self.opts, "replay", None))
+        try:
+            paths = write_walk_bundle(state, folder_for([]))
+        except Exception as e:  # noqa: BLE001 - the fix is on the screen already; say why and end normally
+            print(f"oomwizard: {self.t('tui.report.failed', error=f'{type(e).__name__}: {e}')}", file=self.err)
+            return
+        print(self.t("tui.report.done", paths=", ".join(paths)), file=self.err, flush=True)
 
     def offer_verify(self, leaf: Leaf) -> None:
         """Check the next start's log now, if the operator wants to (and the checklist can be checked).

@@ -9,6 +9,7 @@ given are kept, suggestions for the questions still ahead update.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .engine import Answer, Ask, Done, walk
@@ -25,6 +26,12 @@ class Session:
     answers: dict[str, Answer] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
     """Question ids in the order they were answered, for :meth:`back`."""
+    on_change: Callable[[], None] | None = field(default=None, repr=False, compare=False)
+    """Called after every answer, step back, restart and correction (the walk is kept on disk)."""
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
 
     def current(self) -> Ask | Done:
         return walk(self.kb, self.facts, self.answers, lang=self.lang)
@@ -39,6 +46,7 @@ class Session:
             self.order.remove(question_id)
         self.order.append(question_id)
         self._prune()
+        self._changed()
         return self.current()
 
     def accept(self) -> Ask | Done:
@@ -52,11 +60,13 @@ class Session:
         if self.order:
             qid = self.order.pop()
             self.answers.pop(qid, None)
+            self._changed()
         return self.current()
 
     def restart(self) -> Ask | Done:
         self.answers.clear()
         self.order.clear()
+        self._changed()
         return self.current()
 
     def add_facts(self, facts: FactSet) -> Ask | Done:
@@ -81,6 +91,7 @@ class Session:
                 if q.id in self.order:
                     self.order.remove(q.id)
         self._prune()
+        self._changed()
         return fact
 
     def _prune(self) -> None:

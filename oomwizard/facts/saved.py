@@ -28,35 +28,38 @@ class ReportError(ValueError):
     """The saved report cannot be used; the message names the file and, when known, the field."""
 
 
-def read_report_file(path: str) -> Any:
-    """The JSON of ``path``, read only when it is a regular file of at most :data:`LIMIT` bytes."""
+def read_report_file(path: str, limit: int = LIMIT, what: str = "machine description", noun: str = "report",
+                     error: type[ValueError] | None = None) -> Any:
+    """The JSON of ``path``, read only when it is a regular file of at most ``limit`` bytes;
+    ``what`` names it in the messages and ``error`` is the exception they are raised as."""
+    fail = error or ReportError
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as e:
-        raise ReportError(f"cannot read machine description {path}: {e.strerror or e}") from None
+        raise fail(f"cannot read {what} {path}: {e.strerror or e}") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device, FIFO or socket)"
-            raise ReportError(f"cannot read machine description {path}: it is {kind}")
-        if st.st_size > LIMIT:
-            raise ReportError(f"cannot read machine description {path}: it is {st.st_size / 1024**2:.0f} MiB, more than the {LIMIT // 1024**2} MiB a saved report can be")
+            raise fail(f"cannot read {what} {path}: it is {kind}")
+        if st.st_size > limit:
+            raise fail(f"cannot read {what} {path}: it is {st.st_size / 1024**2:.0f} MiB, more than the {limit // 1024**2} MiB a saved {noun} can be")
         with os.fdopen(os.dup(fd), "rb") as fh:
-            raw = fh.read(LIMIT + 1)
+            raw = fh.read(limit + 1)
     except OSError as e:
-        raise ReportError(f"cannot read machine description {path}: {e.strerror or e}") from None
+        raise fail(f"cannot read {what} {path}: {e.strerror or e}") from None
     finally:
         os.close(fd)
-    if len(raw) > LIMIT:
-        raise ReportError(f"cannot read machine description {path}: it grew past {LIMIT // 1024**2} MiB while being read")
+    if len(raw) > limit:
+        raise fail(f"cannot read {what} {path}: it grew past {limit // 1024**2} MiB while being read")
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as e:
-        raise ReportError(f"cannot read machine description {path}: not UTF-8 text (byte {e.start})") from None
+        raise fail(f"cannot read {what} {path}: not UTF-8 text (byte {e.start})") from None
     except RecursionError:
-        raise ReportError(f"cannot read machine description {path}: its JSON nests too deeply") from None
+        raise fail(f"cannot read {what} {path}: its JSON nests too deeply") from None
     except ValueError as e:
-        raise ReportError(f"cannot read machine description {path}: not valid JSON: {e}") from None
+        raise fail(f"cannot read {what} {path}: not valid JSON: {e}") from None
 
 
 # --- checking the parts that become facts --------------------------------------------------------

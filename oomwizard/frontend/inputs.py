@@ -40,6 +40,8 @@ class MachineResult:
     """Detection's remarks (``{"code", "level", "en", "zh"}``), as the machine report keeps them."""
     nvml_reason: Text | None = None
     """Why NVML could not be read, when it could not (no driver, no permission, …)."""
+    data: dict[str, Any] | None = None
+    """The machine report itself, for a support bundle."""
 
     @property
     def has_gpu(self) -> bool:
@@ -106,7 +108,7 @@ def result_from_report(report: Any, replayed_from: str | None = None) -> Machine
     if isinstance(nvml, dict) and nvml and not nvml.get("available", True):
         en = str(nvml.get("reason") or "NVML unavailable")
         reason = Text(en, str(nvml.get("reason_zh") or en))
-    return MachineResult(report.facts, replayed_from, notes, reason)
+    return MachineResult(report.facts, replayed_from, notes, reason, dict(data) if data else None)
 
 
 def _detect_machine(python: str | None) -> MachineResult:

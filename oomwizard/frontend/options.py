@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..facts.model import FactSet
 
@@ -29,6 +30,19 @@ class LaunchOptions:
     overrides: FactSet = field(default_factory=FactSet)
     follow: bool = False
     """Keep reading the (one) log as it grows and diagnose when the engine dies."""
+    replay: str | None = None
+    """A JSON support bundle to open instead of logs and a machine (see :mod:`oomwizard.bundle.replay`)."""
+    answers: dict[str, Any] = field(default_factory=dict)
+    """Answers to fill in before the first question (a replayed or resumed walk), by question id."""
+    order: list[str] = field(default_factory=list)
+    resume: bool = False
+    """``--resume``: continue the last unfinished walk (see :mod:`oomwizard.bundle.resume`)."""
+    resume_screen: str | None = None
+    """The screen a resumed walk was on: ``diagnosis``, ``question`` or ``leaf``."""
+    scenario: str | None = None
+    """The scenario a resumed walk had chosen on the diagnosis screen."""
+    keep_state: bool = False
+    """Save the walk as it goes so it can be resumed (the command line turns this on)."""
 
     def effective_logs(self) -> list[str]:
         return [str(DEMO_LOG)] if self.demo and not self.logs else list(self.logs)

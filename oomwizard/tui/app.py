@@ -47,6 +47,7 @@ from ..text.output import clean_text, safe_stream
 from ..verify import Verification
 from . import cjk, clipboard
 from .background import abandonable
+from .walk import WalkKeeping
 
 
 @dataclass
@@ -89,7 +90,7 @@ class FactsAware:
         """Called on every screen of the stack; the active one redraws, the others on resume."""
 
 
-class WizardApp(App[Outcome], inherit_bindings=False):
+class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = False
     TITLE = "oomwizard"
@@ -132,6 +133,17 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         self.user_facts = FactSet()
         """``--set`` values and overrides made in the facts screen (kind ``answered``)."""
         self.user_facts.update(opts.overrides)
+        self.keeper: Any = None
+        """Saves the walk after every change, for ``--resume`` (see :mod:`oomwizard.bundle.resume`)."""
+        self.resumable: Any = None
+        """The last unfinished walk, offered on the welcome screen."""
+        if opts.keep_state:
+            from ..bundle.resume import Keeper
+
+            self.keeper = Keeper(opts)
+            if not (opts.logs or opts.demo or opts.resume or opts.replay):
+                self.resumable = self.keeper.store.latest_unfinished()
+        self.session.on_change = self.keep
         self.outcome = Outcome()
         self.clipboard_runner = clipboard.load_tmux_buffer
         self.title = ui("tui.title", self.lang)
@@ -157,6 +169,10 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         logs = self.opts.effective_logs()
         if logs:
             self.read_logs(logs)
+        elif self.opts.resume_screen in ("question", "leaf"):  # a resumed walk without a log
+            self.prefill()
+            self.opts.resume_screen = None
+            self.open_questions()
 
     # --- facts -------------------------------------------------------------------------------
 
@@ -180,6 +196,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         self.user_facts.add(fact)
         self._rebuild_facts()
         self._broadcast()
+        self.keep()
         return fact
 
     def choose_scenario(self, scenario: str | None) -> None:
@@ -190,6 +207,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
             if best is None or best.scenario != scenario:
                 self.user_facts.add(Fact("diagnosis", scenario, "chosen on the diagnosis screen", kind="answered"))
         self._rebuild_facts()
+        self.keep()
 
     # --- machine detection (worker thread) -----------------------------------------------------
 
@@ -226,6 +244,8 @@ class WizardApp(App[Outcome], inherit_bindings=False):
     # --- logs (worker thread) ---------------------------------------------------------------
 
     def read_logs(self, paths: list[str]) -> None:
+        if self.keeper is not None:
+            self.keeper.rekey(paths)
         what = ", ".join(Path(p).name for p in paths)
         follow = self.sources.follow_path
         if self.opts.follow and len(paths) == 1 and follow is not None:
@@ -245,6 +265,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
             self.read_logs(self.opts.logs)
 
     def read_pasted(self, text: str) -> None:
+        self.keeper = None  # a pasted log cannot be read again: that walk is not kept
         self._read(self.t("tui.welcome.paste"), lambda progress, stop: self.sources.diagnose_text(text, "pasted"))
 
     def on_unmount(self) -> None:
@@ -301,7 +322,15 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         self.user_facts.remove("diagnosis")
         self.session.restart()
         self._rebuild_facts()
+        self.prefill()
+        if self.opts.scenario:
+            self.choose_scenario(self.opts.scenario)
+            self.opts.scenario = None
         self._broadcast()
+        screen, self.opts.resume_screen = self.opts.resume_screen, None
+        if screen in ("question", "leaf"):
+            self.open_questions()
+        self.keep()
 
     def _log_failed(self, error: str) -> None:
         from .screens.diagnosis import DiagnosisScreen
@@ -329,6 +358,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         from .screens.question import QuestionScreen
 
         self.push_screen(QuestionScreen())
+        self.keep()
 
     def show_step(self, step: Ask | Done) -> None:
         """Called by the question screen after each answer."""
@@ -336,6 +366,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
 
         if isinstance(step, Done):
             self.push_screen(LeafScreen(step))
+            self.keep()
 
     # --- clipboard ---------------------------------------------------------------------------
 
@@ -380,6 +411,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         self.outcome.done = leaf.done if leaf is not None else None
         checked = leaf.checked_log if leaf is not None else None
         self.outcome.verification = checked.verification if checked is not None else None
+        self.keep(finished=code == Exit.OK and leaf is not None)
         self.exit(self.outcome)
 
     def action_quit_app(self) -> None:
@@ -431,7 +463,7 @@ def _width() -> int:
     return max(60, min(100, shutil.get_terminal_size((88, 24)).columns - 1))
 
 
-def run_tui(opts: LaunchOptions) -> int:
+def run_tui(opts: LaunchOptions, sources: Sources | None = None) -> int:
     from ..kb.yamlsrc import KBError
 
     try:
@@ -444,7 +476,7 @@ def run_tui(opts: LaunchOptions) -> int:
             print(f"  {p}", file=sys.stderr)
         return Exit.KB_INVALID
     watchdog = Watchdog()
-    app = WizardApp(opts, kb=kb, watchdog=watchdog)
+    app = WizardApp(opts, kb=kb, watchdog=watchdog, sources=sources)
     # Until the app is mounted and catches them in its event loop, a signal restores and ends at once.
     previous = {s: signal.signal(s, lambda n, _f: watchdog.abort(exit_code(n))) for s in HANDLED}
     try:

@@ -65,6 +65,7 @@ class DiagnosisScreen(WizardScreen, FactsAware):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b,escape", "back", "tui.back"),
         Binding("w", "watch", "tui.watch"),
+        Binding("r", "app.report", "tui.report", show=False),
     ]
 
     def __init__(self) -> None:

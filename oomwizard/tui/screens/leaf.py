@@ -48,6 +48,7 @@ class LeafScreen(WizardScreen, FactsAware):
         Binding("s", "save", "tui.save"),
         Binding("v", "verify", "tui.verify"),
         Binding("p", "plan", "tui.plan", show=False),  # capacity leaves; see check_action
+        Binding("r", "app.report", "tui.report", show=False),
         Binding("b,escape", "back", "tui.back"),
         Binding("1", "show_tab('fix')", show=False),
         Binding("2", "show_tab('checklist')", show=False),

@@ -52,6 +52,12 @@ class WelcomeScreen(WizardScreen, FactsAware):
 
     def _options(self) -> list[Option]:
         out = []
+        walk = self.wizard.resumable
+        if walk is not None:  # the last unfinished walk comes first
+            from ...bundle.resume import describe
+
+            label, hint = self.t("tui.welcome.resume"), describe(walk, self.wizard.lang)
+            out.append(Option(Content.assemble((label, "bold"), "  ", (hint, "dim")), id="resume"))
         for action in self._order:
             label = self.t(f"tui.welcome.{action}")
             hint = self.t(f"tui.welcome.{action}_hint")
@@ -100,7 +106,10 @@ class WelcomeScreen(WizardScreen, FactsAware):
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         action = event.option.id
         w = self.wizard
-        if action == "open_log":
+        if action == "resume":
+            w.resume_last()
+            self.query_one("#actions", OptionList).set_options(self._options())
+        elif action == "open_log":
             box = self.query_one("#log-path")
             box.display = True
             self.query_one("#path-input", Input).focus()

@@ -1,0 +1,124 @@
+"""``oomwizard report`` and ``diagnose --replay``: the bundle written, and read back.
+
+The CLI keeps only the parser lines; the work is here. ``report`` takes the walk ``diagnose``
+takes (every suggestion accepted, unknowns answered "don't know"), so the bundle says what the
+non-interactive diagnosis says; the frontends write their own walk with :func:`write_bundle`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..exitcodes import Exit
+from ..i18n import Text, detect_lang
+from .build import BundleInput, noninteractive, read_logs
+from .output import _err, bundle_text, format_for, write_file
+
+NO_REDACT_WARNING = Text(
+    "--no-redact: host names, user names, home folders, IP addresses and GPU UUIDs/serials stay in the "
+    "bundle (secrets are still hidden); check it before you share it",
+    "--no-redact：支持包中保留主机名、用户名、主目录、IP 地址和 GPU UUID/序列号（密钥仍会隐藏）；分享前请检查",
+)
+def cmd_report(args: argparse.Namespace) -> int:
+    from .. import cli
+    from ..facts.model import FactSet
+    from ..logs.diagnose import InputError
+
+    lang = detect_lang(args.lang)
+    kb = cli._load_kb()
+    overrides = cli._overrides(args.overrides)
+    machine: dict[str, Any] | None = None
+    source = "none"
+    diag = kept = None
+    if args.log:
+        try:
+            diag, kept = read_logs(args.log)
+        except InputError as e:
+            _err(str(e))
+            return Exit.INPUT
+    if args.machine:
+        from ..facts.saved import ReportError, load_report
+
+        try:
+            report = load_report(args.machine)
+        except ReportError as e:
+            _err(str(e))
+            return Exit.INPUT
+        source = "file"
+    else:
+        cli._check_python(args)
+        from ..facts.machine import detect_machine
+
+        report = detect_machine(python=args.python)
+        source = "detected"
+    machine = report.data
+    facts = FactSet()
+    facts.update(report.facts)
+    if diag is not None:
+        facts.update(diag.facts)
+    facts.update(overrides)
+    done = noninteractive(kb, facts, diag, overrides, lang)
+    b = BundleInput(kb, lang, diag, kept, machine, source, facts, overrides, done=done)
+    fmt = format_for(args.output, args.format)
+    if args.no_redact:
+        _err(NO_REDACT_WARNING(lang))
+    text = bundle_text(b, fmt, not args.no_redact)
+    if args.output:
+        try:
+            shown = write_file(args.output, text)
+        except OSError as e:
+            _err(f"cannot write {args.output}: {e.strerror or e}")
+            return Exit.OUTPUT
+        _err(Text("bundle written to {path}", "支持包已写入 {path}")(lang).format(path=shown))
+    else:
+        sys.stdout.write(text)
+    if diag is not None:
+        for w in diag.warnings:
+            _err(w)
+    return Exit.OK
+
+
+def load_replay(path: str, kb: Any) -> Any:
+    """The replayed bundle, or exit 4 with the reason."""
+    from .replay import BundleError, replay
+
+    try:
+        return replay(path, kb)
+    except BundleError as e:
+        _err(str(e))
+        raise SystemExit(Exit.INPUT) from None
+
+
+def diagnose_replay(args: argparse.Namespace) -> int:
+    """``diagnose --replay BUNDLE``: the diagnosis and fix recomputed from the bundle alone."""
+    from .. import cli
+    from ..report.diagnosis import diagnosis_markdown, diagnosis_text
+    from ..report.leaf import leaf_json, leaf_markdown, leaf_text
+
+    lang = detect_lang(args.lang)
+    kb = cli._load_kb()
+    rp = load_replay(args.replay, kb)
+    for w in rp.warnings:
+        _err(w)
+    facts = rp.facts()
+    overrides = rp.overrides
+    overrides.update(cli._overrides(args.overrides))
+    facts.update(cli._overrides(args.overrides))
+    diag = rp.diagnosis
+    done = noninteractive(kb, facts, diag, overrides, lang)
+    if args.format == "json":
+        out: dict[str, Any] = diag.to_json() if diag is not None else {"matches": [], "inputs": [], "warnings": []}
+        out["facts"] = facts.to_json()
+        out["leaf"] = leaf_json(done.leaf, done.facts, done.path) if done else None
+        out["replayed_from"] = args.replay
+        cli._json(out, "diagnose")
+    else:
+        if diag is not None:
+            md = args.format == "markdown"
+            sys.stdout.write(diagnosis_markdown(diag, lang) if md else diagnosis_text(diag, lang, cli._text_width()))
+        if done is not None:
+            sys.stdout.write("\n" + (leaf_markdown(done.leaf, done.facts, done.path, lang) if args.format == "markdown"
+                                     else leaf_text(done.leaf, done.facts, done.path, lang, width=cli._text_width())))
+    return Exit.OK if diag is not None and diag.matches else Exit.NO_MATCH

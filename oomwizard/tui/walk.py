@@ -1,0 +1,122 @@
+"""The wizard's walk kept on disk and written as a support bundle (mixed into the app).
+
+:meth:`WalkKeeping.keep` runs after every answer, correction and change of screen, so
+``--resume`` (or the welcome screen's offer) continues where a dropped session stopped;
+:meth:`WalkKeeping.action_report` (``r``) writes the walk as a support bundle beside the saved
+fix. The work itself is in :mod:`oomwizard.bundle`; this only reads the app's state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..text.output import clean_text
+
+
+class WalkKeeping:
+    """Methods of :class:`~.app.WizardApp` that keep and bundle the walk."""
+
+    # provided by the app
+    keeper: Any
+    resumable: Any
+    opts: Any
+    session: Any
+    user_facts: Any
+    machine: Any
+    log_state: Any
+    outcome: Any
+    kb: Any
+    lang: str
+    screen_stack: Any
+    read_logs: Any
+    _rebuild_facts: Any
+    open_questions: Any
+    _leaf_screen: Any
+    notify: Any
+    t: Any
+    in_thread: Any
+    start_machine: Any
+
+    def _screen_kind(self) -> str:
+        from .screens.diagnosis import DiagnosisScreen
+        from .screens.leaf import LeafScreen
+        from .screens.question import QuestionScreen
+
+        for screen in reversed(self.screen_stack):
+            for kind, cls in (("leaf", LeafScreen), ("question", QuestionScreen), ("diagnosis", DiagnosisScreen)):
+                if isinstance(screen, cls):
+                    return kind
+        return "welcome"
+
+    def keep(self, finished: bool = False) -> None:
+        """Save the walk as it stands now (after every answer, correction and change of screen)."""
+        if self.keeper is None:
+            return
+        leaf = self._leaf_screen()
+        chosen = self.user_facts.get("diagnosis")
+        self.keeper.save(screen=self._screen_kind(), answers=self.session.answers, order=self.session.order,
+                         overrides=self.user_facts, scenario=str(chosen.value) if chosen else None,
+                         leaf=leaf.done.leaf.id if leaf is not None else None, finished=finished)
+
+    def resume_last(self) -> None:
+        """The welcome screen's offer: continue the last unfinished walk where it stopped."""
+        from ..bundle.resume import resume_into
+
+        walk, self.resumable = self.resumable, None
+        if walk is None:
+            return
+        for note in resume_into(self.opts, walk):
+            self.notify(note, severity="warning", timeout=10, markup=False)
+        self.user_facts.update(self.opts.overrides)
+        from .app import MachineState
+
+        self.machine = MachineState()
+        self.start_machine()
+        if self.keeper is not None:
+            self.keeper.rekey(self.opts.effective_logs())
+        if self.opts.logs:
+            self.read_logs(self.opts.logs)
+        else:
+            self._rebuild_facts()
+            self.prefill()
+            self.open_questions()
+
+    def prefill(self) -> None:
+        """Answers of a replayed or resumed walk, filled in once (the log they followed is read)."""
+        for qid in self.opts.order:
+            if qid in self.opts.answers:
+                self.session.answers[qid] = self.opts.answers[qid]
+                self.session.order.append(qid)
+        self.opts.answers, self.opts.order = {}, []
+
+    def walk_state(self) -> Any:
+        """What a support bundle of this walk holds (see :mod:`oomwizard.bundle.frontend`)."""
+        from ..bundle.frontend import WalkState
+
+        leaf = self._leaf_screen()
+        m = self.machine.result
+        return WalkState(
+            self.kb, self.lang, logs=self.opts.effective_logs(), diagnosis=self.log_state.diagnosis,
+            machine=m.data if m is not None else None,
+            machine_source=("replayed" if self.opts.replay else "file" if m.replayed_from else "detected")
+            if m is not None else "none",
+            facts=self.session.facts.copy(), overrides=self.user_facts.copy(), answers=dict(self.session.answers),
+            order=list(self.session.order), done=leaf.done if leaf is not None else None,
+            replayed_from=getattr(self.opts, "replay", None))
+
+    def action_report(self) -> None:
+        """Write the support bundle beside the saved fix, in a worker (it reads the logs again)."""
+        from ..bundle.frontend import folder_for, write_walk_bundle
+
+        state, folder = self.walk_state(), folder_for(self.outcome.saved)
+        self.notify(self.t("tui.report.running"), timeout=3, markup=False)
+
+        def done(paths: list[str]) -> None:
+            self.outcome.saved.extend(paths)
+            self.notify(self.t("tui.report.done", paths=", ".join(paths)), timeout=12, markup=False)
+
+        def failed(error: str) -> None:
+            self.notify(self.t("tui.report.failed", error=" ".join(clean_text(error).split())), severity="error",
+                        timeout=10, markup=False)
+
+        self.in_thread(lambda: write_walk_bundle(state, folder), done, failed, "report")
