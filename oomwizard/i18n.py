@@ -108,6 +108,18 @@ UI: dict[str, Text] = {
     "not_for_version": Text(
         "not available in vLLM {version} (needs {spec})", "vLLM {version} 不可用（需要 {spec}）"
     ),
+    "cmd.variant_unknown": Text(
+        "vLLM version not known (vllm --version tells); the spellings for other releases are commented out below",
+        "vLLM 版本未知（vllm --version 可查）；其他版本的写法已在下面注释掉",
+    ),
+    "runthis.heading": Text("Run this: fix {n}, {title} ({cost})", "先运行：方案 {n}，{title}（{cost}）"),
+    "runthis.verify": Text(
+        "After the restart, check the new log (the other fixes and the checklist are above):",
+        "重启之后，用新日志检查（其他方案和验证清单见上文）：",
+    ),
+    "runthis.checklist": Text(
+        "After the restart, go through the checklist above.", "重启之后，逐项核对上面的验证清单。"
+    ),
     "fill_in": Text("fill in", "请填写"),
     "unknown": Text("unknown", "未知"),
     "evidence.verified": Text("verified", "已验证"),
@@ -270,7 +282,15 @@ UI: dict[str, Text] = {
         "terminal's clipboard where its set-clipboard option allows.",
         "方案 {n} 已放入 tmux 粘贴缓冲区（prefix ] 粘贴）；若 tmux 的 set-clipboard 选项允许，也会转发到终端剪贴板。",
     ),
+    "tui.runthis.verify": Text("After the restart, press v or run", "重启之后，按 v 或运行"),
+    "tui.runthis.keys": Text(
+        "c copies it · Tab moves to each fix below (c copies that one) · ↑↓ PgUp PgDn scroll · ? keys",
+        "c 复制它 · Tab 逐个选中下面的方案（c 复制所选方案） · ↑↓ PgUp PgDn 滚动 · ? 按键说明",
+    ),
     "tui.leaf.no_commands": Text("This fix has no commands to copy.", "这个方案没有可复制的命令。"),
+    "tui.leaf.not_copied": Text(
+        "Nothing copied: fix {n} is {why}.", "未复制：方案 {n} {why}。"
+    ),
     "tui.leaf.auto_checked": Text("checkable automatically", "可自动检查"),
     "tui.leaf.facts_changed": Text(
         "New facts arrived and now lead elsewhere: press b to review the answers.",

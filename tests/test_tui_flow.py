@@ -292,7 +292,7 @@ async def test_copy_under_tmux_wraps_the_sequence_and_fills_the_paste_buffer() -
         leaf = await enter_until_leaf(pilot)
         recorder = Recorder()
         app._driver.write = recorder.write  # type: ignore[method-assign,union-attr]
-        await press(pilot, "tab", "tab")  # the copy button of fix 1, then fix 2's card
+        await press(pilot, "tab", "tab", "tab")  # from the body: fix 1, its copy button, then fix 2
         assert leaf.query_one("#fix-2", FixCard).has_focus
         await press(pilot, "c")
         await settle(pilot)

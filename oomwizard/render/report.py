@@ -14,11 +14,13 @@ from ..facts.model import FactSet
 from ..i18n import Text, ui
 from ..kb.coderef import parse_code_ref
 from ..kb.model import Check, Leaf
-from .commands import RenderedFix, render_fix
+from .commands import RenderedFix, applicable_first, render_fix
 
 
 def render_fixes(leaf: Leaf, facts: FactSet | None, lang: str = "en") -> list[RenderedFix]:
-    return [render_fix(f, facts or FactSet(), lang) for f in leaf.fixes]
+    """The leaf's fixes for these facts, numbered the same in every output: what applies to the
+    known vLLM version first (cheapest first), what does not apply last."""
+    return applicable_first([render_fix(f, facts or FactSet(), lang) for f in leaf.fixes])
 
 
 def check_json(c: Check) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from ..launch import LaunchOptions
 from ..logs.model import Diagnosis
 from ..render.output import clean_text, safe_stream
 from ..render.report import leaf_text
+from ..render.runthis import run_this_text
 from ..render.verification import verification_text
 from ..session import Session
 from ..signals import HANDLED, Watchdog, exit_code
@@ -464,6 +465,9 @@ def print_outcome(outcome: Outcome, lang: str, out: TextIO, err: TextIO, width: 
         out.write("\n" + leaf_text(done.leaf, done.facts, done.path, lang, width=width or _width()))
         if outcome.verification is not None:
             out.write("\n" + verification_text(outcome.verification, lang, width=width or _width()))
+        closing = run_this_text(done.leaf, done.facts, lang, width=width or _width())
+        if closing:  # last, so the scrollback ends with what to run and how to check it
+            out.write("\n" + closing)
     for path in outcome.saved:
         print(ui("tui.save.done", lang, path=path), file=err)
     out.flush()
