@@ -91,16 +91,21 @@ class FactsAware:
 
 class WizardApp(App[Outcome], inherit_bindings=False):
     CSS_PATH = "app.tcss"
-    ENABLE_COMMAND_PALETTE = False
+    ENABLE_COMMAND_PALETTE = True
     TITLE = "oomwizard"
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Copies a mouse selection when there is one (see action_cancel), else quits.
         Binding("ctrl+c", "cancel", "Quit", show=False, priority=True),
         Binding("q", "quit_app", "tui.quit"),
         # Shown in the footer only where q types a letter (an input has focus): the footer lists the
         # first visible binding of each action.
         Binding("ctrl+q", "quit_app", "tui.quit", key_display="^q", priority=True),
         Binding("f", "facts", "tui.facts"),
+        # On a question ? and F1 explain the question (the screen's own bindings win); F2 always works.
+        Binding("question_mark,f1,f2", "keys", "tui.keys", key_display="?", show=False),
+        # One submit key everywhere: Ctrl+S submits any box (the paste boxes bind it themselves).
+        Binding("ctrl+s", "submit_box", show=False),
     ]
 
     def __init__(
@@ -389,6 +394,14 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         self._finish(Exit.OK)
 
     def action_cancel(self) -> None:
+        """Ctrl+C: with text selected by the mouse, copy it (as terminals do); otherwise quit."""
+        selected = self.screen.get_selected_text()
+        if selected and selected.strip():
+            text = clean_text(selected)
+            via = self.copy_text(text)
+            self.notify(self.t("tui.selection_copied", lines=len(text.splitlines()), via=via),
+                        timeout=4, markup=False)
+            return
         self._finish(Exit.CANCELLED)
 
     # --- signals -----------------------------------------------------------------------------
@@ -414,6 +427,29 @@ class WizardApp(App[Outcome], inherit_bindings=False):
 
         if not isinstance(self.screen, FactsScreen):
             self.push_screen(FactsScreen())
+
+    async def action_submit_box(self) -> None:
+        from textual.widgets import Input
+
+        if isinstance(self.focused, Input):
+            await self.focused.action_submit()
+
+    def action_keys(self) -> None:
+        from .screens.keys import KeysScreen
+
+        if not isinstance(self.screen, KeysScreen):
+            self.push_screen(KeysScreen(self.screen))
+
+    def get_system_commands(self, screen: Any) -> Any:
+        """The command palette (Ctrl+P): this screen's actions by name, the key map, the theme."""
+        from textual.app import SystemCommand
+
+        from .screens.keys import palette_entries
+
+        for name, keys, action, node in palette_entries(screen):
+            yield SystemCommand(name, keys, lambda a=action, n=node: self.call_later(self.run_action, a, n))
+        yield SystemCommand(self.t("tui.keys"), "? F1 F2", self.action_keys)
+        yield SystemCommand("Theme", "", self.action_change_theme)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         from .screens.facts import FactsScreen

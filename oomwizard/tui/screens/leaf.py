@@ -368,7 +368,9 @@ class LeafScreen(WizardScreen, FactsAware):
         self.app.push_screen(SaveScreen(self.done))
 
     def action_back(self) -> None:
-        self.wizard.session.back()
+        """Back to the last question; after a correction moved the answer, to where the walk now goes."""
+        if not self._moved:
+            self.wizard.session.back()
         self.app.pop_screen()
 
     def action_show_tab(self, tab: str) -> None:

@@ -21,7 +21,7 @@ from ...launch import DEMO_LOG, DEMO_MACHINE
 from ..app import FactsAware
 from ..inputs import check_log_path, colon, machine_summary
 from ..widgets.choices import ChoiceList
-from ..widgets.path_suggester import PathSuggester
+from ..widgets.path_suggester import PathInput
 from .base import TitleBar, WizardScreen
 
 ACTIONS = ("open_log", "paste", "detect", "questions", "demo")
@@ -43,9 +43,7 @@ class WelcomeScreen(WizardScreen, FactsAware):
             yield Static(Content(self.t("tui.welcome.no_gpu")), id="demo-hint")
             yield ChoiceList(*self._options(), id="actions")
             with Vertical(id="log-path"):
-                yield Input(
-                    placeholder=self.t("tui.welcome.path_placeholder"), id="path-input", suggester=PathSuggester()
-                )
+                yield PathInput(placeholder=self.t("tui.welcome.path_placeholder"), id="path-input")
                 yield Static(Content(self.t("tui.welcome.path_help")), id="path-message")
         yield Footer()
 
