@@ -25,28 +25,28 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, TextIO
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from ..engine import Ask, Done
 from ..exitcodes import Exit
 from ..facts.model import Fact, FactSet
 from ..i18n import ui
-from ..kb.model import KnowledgeBase
 from ..launch import LaunchOptions
-from ..logs.model import Diagnosis
-from ..render.output import clean_text, safe_stream
-from ..render.report import leaf_text
-from ..render.runthis import run_this_text
-from ..render.verification import verification_text
-from ..session import Session
 from ..signals import HANDLED, Watchdog, exit_code
-from ..verify import Verification
 from . import cjk, clipboard
 from .background import abandonable
 from .inputs import InputProblem, MachineResult, Sources, default_sources
+
+if TYPE_CHECKING:
+    # The first frame waits for nothing but Textual: the engine, the knowledge base, the log
+    # reader and the renderers are imported (and the knowledge base loaded) after it is drawn.
+    from ..engine import Ask, Done
+    from ..kb.model import KnowledgeBase
+    from ..logs.model import Diagnosis
+    from ..session import Session
+    from ..verify import Verification
 
 
 @dataclass
@@ -80,6 +80,8 @@ class Outcome:
     """The last check of the next start's log against ``done``'s checklist, if one was made."""
     signum: int | None = None
     """The signal that ended the wizard (SIGTERM, SIGHUP, …), if one did."""
+    kb_problems: list[str] | None = None
+    """Set when the knowledge base failed to load: what ``oomwizard lint`` would report first."""
 
 
 class FactsAware:
@@ -121,16 +123,15 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         self.opts = opts
         self.watchdog = watchdog
         self.lang = opts.lang
-        if kb is None:
-            from ..kb.loader import get_kb
-
-            kb = get_kb()
-        self.kb = kb
+        self._kb_loaded: KnowledgeBase | None = kb
+        self._kb_lock = threading.Lock()
+        self._walk: Session | None = None
+        self._then_background = False
+        """Set while the first log is read: the knowledge base and detection start after it."""
         self.sources = sources or default_sources()
         self._read_count = 0
         self._reading_stopped = threading.Event()
         self.environ = dict(os.environ if environ is None else environ)
-        self.session = Session(kb, FactSet(), lang=self.lang)
         self.machine = MachineState()
         self.log_state = LogState()
         self.user_facts = FactSet()
@@ -150,17 +151,88 @@ class WizardApp(App[Outcome], inherit_bindings=False):
     def t(self, key: str, **fmt: object) -> str:
         return ui(key, self.lang, **fmt)
 
+    # --- the knowledge base and the walk, loaded after the first frame ------------------------
+
+    @property
+    def kb(self) -> KnowledgeBase:
+        """The knowledge base; loaded by a worker after the first frame, or here if asked sooner."""
+        with self._kb_lock:
+            if self._kb_loaded is None:
+                from ..kb.loader import get_kb
+
+                self._kb_loaded = get_kb()
+            return self._kb_loaded
+
+    @property
+    def session(self) -> Session:
+        """The walk through the tree, made on first use (it needs the knowledge base)."""
+        if self._walk is None:
+            from ..session import Session
+
+            self._walk = Session(self.kb, FactSet(), lang=self.lang)
+            self._rebuild_facts()
+        return self._walk
+
+    def _load_kb(self) -> None:
+        from ..kb.yamlsrc import KBError
+
+        try:
+            self.kb  # noqa: B018 - loads it
+        except KBError as e:
+            self._from_thread(self._kb_broken, [str(p) for p in e.problems[:20]])
+
+    def _kb_broken(self, problems: list[str]) -> None:
+        self.outcome.code = Exit.KB_INVALID
+        self.outcome.kb_problems = problems
+        self.exit(self.outcome)
+
     # --- start-up ---------------------------------------------------------------------------
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         from .screens.welcome import WelcomeScreen
 
         self._catch_signals()
-        self.push_screen(WelcomeScreen())
-        self.start_machine()
+        await self.push_screen(WelcomeScreen())
+        logs = self.opts.effective_logs()
+        if logs:  # the first frame is the diagnosis screen, reading (Back leads to the welcome screen)
+            from .screens.diagnosis import DiagnosisScreen
+
+            self.log_state = LogState("reading", self._names(logs))
+            await self.push_screen(DiagnosisScreen())
+        self.call_after_refresh(self._after_first_frame)
+
+    @staticmethod
+    def _names(paths: list[str]) -> str:
+        return ", ".join(Path(p).name for p in paths)
+
+    def _after_first_frame(self) -> None:
+        """Work starts once the welcome screen is on the terminal: a log given is read first (its
+        diagnosis is the next screen), then the knowledge base loads and the machine is detected."""
         logs = self.opts.effective_logs()
         if logs:
+            self._then_background = True
             self.read_logs(logs)
+        else:
+            self._background()
+
+    def _background(self) -> None:
+        self._then_background = False
+        if self._kb_loaded is None:
+            self.run_worker(self._load_kb, thread=True, group="kb", exit_on_error=False)
+        if self.machine.status == "idle":
+            self.start_machine()
+
+    def scenario_text(self, sid: str) -> tuple[Any, Any] | None:
+        """A scenario's (title, summary): from the knowledge base once loaded, before that from
+        its scenario file alone, so a diagnosis shows without waiting for the whole base."""
+        if self._kb_loaded is None:
+            from ..kb.titles import scenario_titles
+
+            found = scenario_titles()
+            if found:
+                return found.get(sid)
+        sc = self.kb.scenarios.get(sid)
+        return (sc.title, sc.summary) if sc is not None else None
 
     # --- facts -------------------------------------------------------------------------------
 
@@ -171,7 +243,8 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         if self.log_state.diagnosis is not None:
             facts.update(self.log_state.diagnosis.facts)
         facts.update(self.user_facts)
-        self.session.facts = facts
+        if self._walk is not None:
+            self._walk.facts = facts
 
     def _broadcast(self) -> None:
         for screen in self.screen_stack:
@@ -224,13 +297,15 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         self._broadcast()
 
     def _machine_failed(self, error: str) -> None:
+        from ..render.output import clean_text
+
         self.machine = MachineState("failed", None, " ".join(clean_text(error).split()))
         self._broadcast()
 
     # --- logs (worker thread) ---------------------------------------------------------------
 
     def read_logs(self, paths: list[str]) -> None:
-        what = ", ".join(Path(p).name for p in paths)
+        what = self._names(paths)
         follow = self.sources.follow_path
         if self.opts.follow and len(paths) == 1 and follow is not None:
             self._read(what, lambda progress, stop: follow(paths[0], self._follow_status, stop))
@@ -298,16 +373,28 @@ class WizardApp(App[Outcome], inherit_bindings=False):
             """Whether this read was given up: the app closed, or a newer read replaced it."""
             return self._reading_stopped.is_set() or self._read_count != reads
 
-        self.in_thread(lambda: job(progress, stop), self._log_done, self._log_failed, "log")
+        def work() -> Diagnosis:
+            diag = job(progress, stop)
+            if self._kb_loaded is None:
+                from ..kb.titles import scenario_titles
+
+                scenario_titles()  # read here, off the screen's thread, for the diagnosis screen
+            return diag
+
+        self.in_thread(work, self._log_done, self._log_failed, "log")
 
     def _log_done(self, diag: Diagnosis) -> None:
         self.log_state = LogState("done", self.log_state.what, diag)
         self.user_facts.remove("diagnosis")
-        self.session.restart()
+        if self._walk is not None:
+            self._walk.restart()
         self._rebuild_facts()
         self._broadcast()
+        if self._then_background:
+            self.call_after_refresh(self._background)
 
     def _log_failed(self, error: str) -> None:
+        from ..render.output import clean_text
         from .screens.diagnosis import DiagnosisScreen
 
         error = " ".join(clean_text(error).split())  # it may quote the file name or its content
@@ -317,6 +404,8 @@ class WizardApp(App[Outcome], inherit_bindings=False):
             self.pop_screen()
         self.notify(self.t("tui.read_failed", error=error), severity="error", timeout=10, markup=False)
         self._broadcast()
+        if self._then_background:
+            self._background()
 
     def start_demo(self) -> None:
         """Switch to the bundled example: its machine report replaces this machine's facts."""
@@ -336,6 +425,7 @@ class WizardApp(App[Outcome], inherit_bindings=False):
 
     def show_step(self, step: Ask | Done) -> None:
         """Called by the question screen after each answer."""
+        from ..engine import Done
         from .screens.leaf import LeafScreen
 
         if isinstance(step, Done):
@@ -397,6 +487,8 @@ class WizardApp(App[Outcome], inherit_bindings=False):
         """Ctrl+C: with text selected by the mouse, copy it (as terminals do); otherwise quit."""
         selected = self.screen.get_selected_text()
         if selected and selected.strip():
+            from ..render.output import clean_text
+
             text = clean_text(selected)
             via = self.copy_text(text)
             self.notify(self.t("tui.selection_copied", lines=len(text.splitlines()), via=via),
@@ -462,19 +554,8 @@ def _width() -> int:
 
 
 def run_tui(opts: LaunchOptions) -> int:
-    from ..kb.yamlsrc import KBError
-
-    try:
-        from ..kb.loader import get_kb
-
-        kb = get_kb()
-    except KBError as e:
-        print("oomwizard: the knowledge base is broken; run `oomwizard lint` for details:", file=sys.stderr)
-        for p in e.problems[:20]:
-            print(f"  {p}", file=sys.stderr)
-        return Exit.KB_INVALID
     watchdog = Watchdog()
-    app = WizardApp(opts, kb=kb, watchdog=watchdog)
+    app = WizardApp(opts, watchdog=watchdog)  # the knowledge base loads after the first frame
     # Until the app is mounted and catches them in its event loop, a signal restores and ends at once.
     previous = {s: signal.signal(s, lambda n, _f: watchdog.abort(exit_code(n))) for s in HANDLED}
     try:
@@ -485,6 +566,11 @@ def run_tui(opts: LaunchOptions) -> int:
     if outcome is None:
         # Textual already printed the traceback of a crash; say nothing more.
         return Exit.ERROR if app.return_code else Exit.OK
+    if outcome.kb_problems is not None:
+        print("oomwizard: the knowledge base is broken; run `oomwizard lint` for details:", file=sys.stderr)
+        for problem in outcome.kb_problems:
+            print(f"  {problem}", file=sys.stderr)
+        return int(outcome.code)
     if outcome.signum != getattr(signal, "SIGHUP", None):  # after a hang-up nobody reads the screen
         from ..stdio import OutputError
 
@@ -495,6 +581,11 @@ def run_tui(opts: LaunchOptions) -> int:
 
 def print_outcome(outcome: Outcome, lang: str, out: TextIO, err: TextIO, width: int | None = None) -> None:
     """After the screen is restored: the fix (if the wizard ended on one) into the scrollback."""
+    from ..render.output import safe_stream
+    from ..render.report import leaf_text
+    from ..render.runthis import run_this_text
+    from ..render.verification import verification_text
+
     out, err = safe_stream(out), safe_stream(err)
     if outcome.done is not None:
         done = outcome.done

@@ -144,8 +144,8 @@ class DiagnosisScreen(WizardScreen, FactsAware):
         keep = options.highlighted if options.option_count and options.highlighted is not None else 0
         opts: list[Option] = []
         for m in diag.matches:
-            sc = self.wizard.kb.scenarios.get(m.scenario)
-            title = sc.title(self.wizard.lang) if sc else m.scenario
+            sc = self.wizard.scenario_text(m.scenario)
+            title = sc[0](self.wizard.lang) if sc else m.scenario
             opts.append(Option(Content.assemble((f"{round(m.score * 100):>3}%  ", "bold"), title), id=m.scenario))
         if not opts:
             opts.append(Option(Content(self.t("tui.diag.none")), id=NO_SCENARIO))
@@ -166,8 +166,8 @@ class DiagnosisScreen(WizardScreen, FactsAware):
         lang = self.wizard.lang
         widgets: list[Static] = []
         if match is not None:
-            sc = self.wizard.kb.scenarios.get(match.scenario)
-            summary = sc.summary(lang) if sc is not None else ""
+            sc = self.wizard.scenario_text(match.scenario)
+            summary = sc[1](lang) if sc is not None else ""
             widgets.append(Static(Content.assemble((match.scenario, "bold"), " — ", (summary, "italic"))))
             if match.reasons:
                 widgets.append(Static(Content(self.t("tui.diag.reasons")), classes="section"))
