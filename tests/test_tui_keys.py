@@ -244,3 +244,24 @@ async def test_accept_all_says_where_it_stopped_and_why() -> None:
         await press(pilot, "a")  # greyed out here: nothing happens and nothing more is said
         assert question_id(app) == "engine" and len(app._notifications) == count
         assert "Accept all" in footer
+
+
+@run_async
+async def test_page_keys_scroll_the_diagnosis_and_enter_still_continues() -> None:
+    from oomwizard.launch import LaunchOptions
+    from oomwizard.tui.app import WizardApp
+
+    app = WizardApp(LaunchOptions(demo=True), environ={})  # the real demo: a long diagnosis
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, DiagnosisScreen)
+        body = app.screen.query_one("#diag-body")
+        focused = app.focused
+        assert body.max_scroll_y > 0 and body.scroll_y == 0
+        await press(pilot, "pagedown")
+        assert body.scroll_y > 0 and app.focused is focused
+        assert "Continue with this" in screen_text(app).splitlines()[-1]
+        await press(pilot, "pageup")
+        assert body.scroll_y == 0
+        await press(pilot, "enter")
+        assert isinstance(app.screen, QuestionScreen)

@@ -65,6 +65,9 @@ class DiagnosisScreen(WizardScreen, FactsAware):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b,escape", "back", "tui.back"),
         Binding("w", "watch", "tui.watch"),
+        # The list keeps the focus (Enter continues, ↑↓ pick a match); PgUp/PgDn scroll the page.
+        Binding("pagedown", "page_body(1)", show=False, priority=True),
+        Binding("pageup", "page_body(-1)", show=False, priority=True),
     ]
 
     def __init__(self) -> None:
@@ -217,6 +220,13 @@ class DiagnosisScreen(WizardScreen, FactsAware):
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+    def action_page_body(self, direction: int) -> None:
+        body = self.query_one("#diag-body", VerticalScroll)
+        if direction > 0:
+            body.scroll_page_down(animate=False)
+        else:
+            body.scroll_page_up(animate=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return self.wizard.can_watch() if action == "watch" else True
