@@ -108,6 +108,18 @@ UI: dict[str, Text] = {
     "not_for_version": Text(
         "not available in vLLM {version} (needs {spec})", "vLLM {version} 不可用（需要 {spec}）"
     ),
+    "cmd.variant_unknown": Text(
+        "vLLM version not known (vllm --version tells); the spellings for other releases are commented out below",
+        "vLLM 版本未知（vllm --version 可查）；其他版本的写法已在下面注释掉",
+    ),
+    "runthis.heading": Text("Run this: fix {n}, {title} ({cost})", "先运行：方案 {n}，{title}（{cost}）"),
+    "runthis.verify": Text(
+        "After the restart, check the new log (the other fixes and the checklist are above):",
+        "重启之后，用新日志检查（其他方案和验证清单见上文）：",
+    ),
+    "runthis.checklist": Text(
+        "After the restart, go through the checklist above.", "重启之后，逐项核对上面的验证清单。"
+    ),
     "fill_in": Text("fill in", "请填写"),
     "unknown": Text("unknown", "未知"),
     "evidence.verified": Text("verified", "已验证"),
@@ -145,6 +157,36 @@ UI: dict[str, Text] = {
     ),
     # --- interactive frontends (tui/, plain.py) ---
     "tui.title": Text("vLLM out-of-memory wizard", "vLLM 显存不足排障向导"),
+    "tui.selection_copied": Text(
+        "Selected text ({lines} line(s)) sent to the clipboard through the terminal ({via}); Ctrl+C with nothing "
+        "selected quits.",
+        "选中的文本（{lines} 行）已通过终端（{via}）发送到剪贴板；未选中任何内容时 Ctrl+C 退出。",
+    ),
+    "tui.keys": Text("Keys", "按键"),
+    "tui.keys.title": Text("Keys", "按键说明"),
+    "tui.keys.here": Text("On this screen", "本屏幕"),
+    "tui.keys.everywhere": Text("Everywhere", "所有屏幕"),
+    "tui.keys.tab": Text("Tab S-Tab|move to the next or previous item (each fix, button, box)",
+                         "Tab S-Tab|移到下一个或上一个项目（每个方案、按钮、输入框）"),
+    "tui.keys.arrows": Text("↑↓ PgUp PgDn|scroll (Home and End: top and bottom); 1-4 switch tabs on the fix",
+                            "↑↓ PgUp PgDn|滚动（Home、End：顶部和底部）；在修复页 1-4 切换标签页"),
+    "tui.keys.lists": Text("j k ⏎|down, up and choose in lists; b or Esc goes back (Esc in a text box)",
+                           "j k ⏎|在列表中下移、上移、选择；b 或 Esc 返回（在输入框中用 Esc）"),
+    "tui.keys.select": Text("mouse, Ctrl+C|drag to select text, Ctrl+C copies it (with nothing selected it quits)",
+                            "鼠标, Ctrl+C|拖动选中文本，Ctrl+C 复制（未选中时退出）"),
+    "tui.keys.palette": Text("Ctrl+P|every action of this screen by name", "Ctrl+P|按名称查找本屏幕的所有操作"),
+    "tui.keys.keys": Text("? F1|this list (on a question, ? explains the question; F2 shows this list)",
+                          "? F1|本列表（在问题页，? 解释该问题；F2 显示本列表）"),
+    "tui.keys.quit": Text("q Ctrl+Q|quit (the fix is printed to the terminal)", "q Ctrl+Q|退出（修复方案会打印到终端）"),
+    "tui.accept_all.done": Text(
+        "Accepted {n} suggestion(s); stopped at “{question}”: nothing detected answers it, so choose yourself.",
+        "已采用 {n} 条建议；停在“{question}”：没有检测到可回答它的信息，请自行选择。",
+    ),
+    "tui.accept_all.none": Text(
+        "Nothing to accept here: nothing detected answers “{question}”.", "这里没有可采用的建议：没有检测到可回答“{question}”的信息。"
+    ),
+    "tui.keys.submit": Text("⏎ Ctrl+S|Enter submits a one-line box; Ctrl+S submits any box, the paste box too",
+                            "⏎ Ctrl+S|回车提交单行输入框；Ctrl+S 提交任何输入框，包括粘贴框"),
     "tui.facts.add": Text("Set a fact", "设置事实"),
     "tui.yes": Text("yes", "是"),
     "tui.no": Text("no", "否"),
@@ -186,7 +228,7 @@ UI: dict[str, Text] = {
     ),
     "tui.welcome.path_placeholder": Text("path/to/vllm.log", "日志路径，例如 path/to/vllm.log"),
     "tui.welcome.path_help": Text(
-        "Enter reads the file · → completes the name · Esc cancels", "回车读取文件 · → 补全文件名 · Esc 取消"
+        "Enter reads the file · Tab or → completes the name · Esc cancels", "回车读取文件 · Tab 或 → 补全文件名 · Esc 取消"
     ),
     "tui.path.empty": Text("Type the path of a log file.", "请输入日志文件路径。"),
     "tui.path.missing": Text("No such file: {path}", "文件不存在：{path}"),
@@ -239,8 +281,8 @@ UI: dict[str, Text] = {
     "tui.help.none": Text("No explanation has been written for this question yet.", "这个问题还没有说明。"),
     "tui.facts.title": Text("Everything known so far", "目前已知的全部信息"),
     "tui.facts.help": Text(
-        "Enter changes the highlighted value · n sets another fact · Esc goes back",
-        "回车修改选中的值 · n 设置其他事实 · Esc 返回",
+        "Enter changes the highlighted value · n sets another fact · b or Esc goes back",
+        "回车修改选中的值 · n 设置其他事实 · b 或 Esc 返回",
     ),
     "tui.facts.name": Text("Fact", "事实"),
     "tui.facts.value": Text("Value", "值"),
@@ -271,11 +313,19 @@ UI: dict[str, Text] = {
         "terminal's clipboard where its set-clipboard option allows.",
         "方案 {n} 已放入 tmux 粘贴缓冲区（prefix ] 粘贴）；若 tmux 的 set-clipboard 选项允许，也会转发到终端剪贴板。",
     ),
+    "tui.runthis.verify": Text("After the restart, press v or run", "重启之后，按 v 或运行"),
+    "tui.runthis.keys": Text(
+        "c copies it · Tab moves to each fix below (c copies that one) · ↑↓ PgUp PgDn scroll · ? keys",
+        "c 复制它 · Tab 逐个选中下面的方案（c 复制所选方案） · ↑↓ PgUp PgDn 滚动 · ? 按键说明",
+    ),
     "tui.leaf.no_commands": Text("This fix has no commands to copy.", "这个方案没有可复制的命令。"),
+    "tui.leaf.not_copied": Text(
+        "Nothing copied: fix {n} is {why}.", "未复制：方案 {n} {why}。"
+    ),
     "tui.leaf.auto_checked": Text("checkable automatically", "可自动检查"),
     "tui.leaf.facts_changed": Text(
-        "New facts arrived and now lead elsewhere: press b to review the answers.",
-        "新的信息到达，结论可能改变：按 b 检查之前的回答。",
+        "New facts arrived and now lead elsewhere: press b to go there (your other answers are kept).",
+        "新的信息到达，结论已改变：按 b 前往新的位置（其他回答保持不变）。",
     ),
     "tui.save.title": Text("Save the commands and the checklist", "保存命令和验证清单"),
     "tui.save.help": Text(
@@ -307,8 +357,9 @@ UI: dict[str, Text] = {
     ),
     "tui.verify.path_placeholder": Text("path/to/new-vllm.log", "新日志路径，例如 path/to/new-vllm.log"),
     "tui.verify.path_help": Text(
-        "Enter checks this file · → completes the name · Tab: paste the log instead · Esc cancels",
-        "回车检查该文件 · → 补全文件名 · Tab：改为粘贴日志 · Esc 取消",
+        "Enter checks this file · Tab or → completes the name (with nothing to complete, Tab moves to the paste box) "
+        "· Esc cancels",
+        "回车检查该文件 · Tab 或 → 补全文件名（无可补全时 Tab 移到粘贴框） · Esc 取消",
     ),
     "tui.verify.paste_help": Text("Or paste the new log here, then Ctrl+S:", "或者把新日志粘贴到这里，然后按 Ctrl+S："),
     "tui.verify.go": Text("Check", "检查"),

@@ -84,12 +84,20 @@ class Session:
         value = coerce(name, raw)
         fact = Fact(name, value, "answered", kind="answered")
         self.facts.add(fact)
-        # An answer given to a question about this fact would otherwise keep the old route.
-        for q in self.kb.questions.values():
-            if q.fact == name and q.id in self.answers:
-                self.answers.pop(q.id)
-                if q.id in self.order:
-                    self.order.remove(q.id)
+        # An answer given to a question about this fact would otherwise keep the old route: it is
+        # answered again from the new value where that suggests an answer, so the answers after it
+        # (still on the path) are kept rather than forgotten with it.
+        stale = {q.id for q in self.kb.questions.values() if q.fact == name and q.id in self.answers}
+        for qid in stale:
+            self.answers.pop(qid)
+        for _ in range(len(stale)):
+            step = self.current()
+            if not (isinstance(step, Ask) and step.question.id in stale and step.suggestion is not None):
+                break
+            self.answers[step.question.id] = Answer(step.suggestion.answer, step.suggestion.source)
+        for qid in stale - set(self.answers):
+            if qid in self.order:
+                self.order.remove(qid)
         self._prune()
         self._changed()
         return fact

@@ -323,3 +323,50 @@ def render_fix(fix: Fix, facts: FactSet, lang: str = "en") -> RenderedFix:
     if version.prerelease:
         rv.assumed = version.base
     return RenderedFix(fix, [rv], True, str(version))
+
+
+# --- what to paste -----------------------------------------------------------------------------
+
+
+def newest_variant(rf: RenderedFix) -> int:
+    """The index of the variant for the newest vLLM release known, else the last one listed.
+
+    Used when the version is not known: one spelling is given live and the others commented out,
+    so a paste never runs two contradictory set-ups one after the other.
+    """
+    from ..kb.releases import load_releases
+
+    releases = load_releases()
+    if releases:
+        newest = releases[-1].version
+        for i, variant in enumerate(rf.fix.variants):
+            if variant.versions.contains(newest) and i < len(rf.variants):
+                return i
+    return len(rf.variants) - 1
+
+
+def paste_text(rf: RenderedFix, lang: str = "en") -> str:
+    """The commands to paste for one fix, never two alternatives live at once.
+
+    The known version's variant alone; with the version unknown, the newest release's spelling with
+    the other spellings as comments under it; nothing for a fix that does not apply to the known
+    version (the frontends say why instead).
+    """
+    if not rf.available or not rf.variants:
+        return ""
+    if len(rf.variants) == 1:
+        return clean_text(rf.variants[0].script)
+    live = newest_variant(rf)
+    chosen = rf.variants[live]
+    out = [f"# vLLM {chosen.versions}: " + ui("cmd.variant_unknown", lang), chosen.script]
+    for i, rv in enumerate(rf.variants):
+        if i != live:
+            out.append("")
+            out.append(f"# vLLM {rv.versions}:")
+            out.extend(f"# {line}" for line in rv.script.splitlines())
+    return clean_text("\n".join(out))
+
+
+def applicable_first(fixes: list[RenderedFix]) -> list[RenderedFix]:
+    """Fixes that apply to the known version first, in their order; those that do not, sunk last."""
+    return [rf for rf in fixes if rf.available] + [rf for rf in fixes if not rf.available]

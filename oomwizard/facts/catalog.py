@@ -86,6 +86,7 @@ _SPECS: list[FactSpec] = [
     FactSpec("python_version", "version", Text("Python version of the vLLM environment", "vLLM 环境的 Python 版本")),
     FactSpec("engine", "enum", Text("vLLM engine", "vLLM 引擎"), ("v0", "v1")),
     FactSpec("model_runner", "enum", Text("GPU model runner", "GPU Model Runner"), ("v1", "v2")),
+    FactSpec("sampler_flashinfer", "bool", Text("FlashInfer samples top-k/top-p", "由 FlashInfer 执行 top-k/top-p 采样")),
     FactSpec("platform", "enum", Text("Accelerator platform", "加速器平台"), ("cuda", "rocm", "xpu", "cpu")),
     # --- machine --------------------------------------------------------------------------------
     FactSpec("gpu_name", "str", Text("GPU model", "GPU 型号")),

@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..engine import Ask, Suggestion
-from ..facts.catalog import CATALOG
 from ..facts.model import Fact, FactSet
 from ..i18n import Text, ui
 from ..logs.model import Diagnosis
@@ -21,7 +19,12 @@ from ..text.output import clean_text
 from ..text.units import gib
 from ..versions import Version
 
+# The welcome screen imports this module before its first frame: what only later screens need
+# (the engine, the fact catalog, the output cleaner) is imported where it is used.
+
 if TYPE_CHECKING:
+    from ..engine import Ask, Suggestion
+    from ..logs.model import Diagnosis
     from ..logs.reader import Progress
 
 
@@ -161,6 +164,8 @@ def check_log_path(raw: str, lang: str) -> tuple[str | None, str | None]:
 
 def format_value(name: str, value: Any, lang: str = "en") -> str:
     """A fact's value as a person reads it: sizes in GiB, yes/no, versions as written."""
+    from ..facts.catalog import CATALOG
+
     spec = CATALOG.get(name)
     if isinstance(value, bool):
         return ui("tui.yes", lang) if value else ui("tui.no", lang)
@@ -187,6 +192,8 @@ def colon(lang: str) -> str:
 
 
 def fact_title(name: str, lang: str) -> str:
+    from ..facts.catalog import CATALOG
+
     spec = CATALOG.get(name)
     return spec.title(lang) if spec is not None else name
 
@@ -234,5 +241,6 @@ def suggestion_source(sug: Suggestion, ask: Ask, lang: str) -> str:
             parts.append(fact_where(fact))
         else:
             parts.append(f"{fact_title(name, lang)} = {format_value(name, fact.value, lang)}, {fact_where(fact)}")
+
     text = "; ".join(parts) if parts else sug.source
     return " ".join(clean_text(text).split())

@@ -8,7 +8,6 @@ checks (flags against releases, translation parity, reachability) live in :mod:`
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
@@ -37,21 +36,10 @@ from .model import (
     Source,
     Variant,
 )
+from .root import default_root
 from .yamlsrc import KBError, LDict, LList, Problem, load_yaml
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-
-
-def default_root() -> Path:
-    """Where the knowledge base lives: ``$OOMWIZARD_KB``, the wheel's copy, or the source tree."""
-    env = os.environ.get("OOMWIZARD_KB")
-    if env:
-        return Path(env)
-    pkg = Path(__file__).resolve().parent.parent
-    bundled = pkg / "_kb"
-    if (bundled / "decision_trees").is_dir():
-        return bundled
-    return pkg.parent
 
 
 class _Ctx:

@@ -350,6 +350,12 @@ def _misc(text: str, put: Setter) -> None:
         put("platform", m.group(1))
     if "Using V2 Model Runner" in text:
         put("model_runner", "v2")
+    # vllm/v1/sample/ops/topk_topp_sampler.py (0.9.0-0.25.0) says which top-k/top-p path it took:
+    # FlashInfer's sampling kernels, or the PyTorch one (which sorts before 0.17.0).
+    if "Using FlashInfer for top-p & top-k sampling" in text:
+        put("sampler_flashinfer", True)
+    elif "native implementation of top-p & top-k sampling" in text:
+        put("sampler_flashinfer", False)
     elif "using the V1 model runner instead" in text:
         put("model_runner", "v1")
     m = re.search(r"Resolved architecture:\s*([A-Za-z_]\w*)", text)
@@ -437,7 +443,7 @@ RULES: tuple[tuple[tuple[str, ...], Callable[[str, Setter], None]], ...] = (
       "max model len", "equivalent to --gpu-memory"), _numbers),
     (("platform", "Model Runner", "model runner", "Resolved architecture", "Starting to load model",
       "Encoder cache", "DeepGemm", "DeepGEMM", "deep_gemm", "Expandable segments", "ustom all", "custom_all_reduce",
-      "vocab"), _misc),
+      "vocab", "top-p & top-k sampling"), _misc),
     (("non-default args", "Namespace("), _args),
     (("LLM(",), _llm_call),
     (("█",), _banner),

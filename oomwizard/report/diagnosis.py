@@ -69,32 +69,16 @@ def safe(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _titles() -> dict[str, Text]:
-    """Scenario titles from the knowledge base; from scenarios.yaml alone when the rest is broken.
-
-    A diagnosis is worth showing even when a leaf file does not load (``lint`` names the file); the
-    titles then come straight from ``scenarios.yaml``, and ids alone when that is unreadable too.
-    """
-    import yaml
-
-    from ..kb.loader import default_root, get_kb
+    """Scenario titles from the knowledge base; from scenarios.yaml alone when the rest is broken
+    (a diagnosis is worth showing even when a leaf file does not load: ``lint`` names the file)."""
+    from ..kb.loader import get_kb
+    from ..kb.titles import scenario_titles
     from ..kb.yamlsrc import KBError
 
     try:
         return {sid: sc.title for sid, sc in get_kb().scenarios.items()}
     except (KBError, OSError):
-        pass
-    try:
-        with open(default_root() / "decision_trees" / "scenarios.yaml", encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return {}
-    scenarios = data.get("scenarios") if isinstance(data, dict) else None
-    out: dict[str, Text] = {}
-    for sid, sc in (scenarios.items() if isinstance(scenarios, dict) else ()):
-        t = sc.get("title") if isinstance(sc, dict) else None
-        t = t if isinstance(t, dict) else {}
-        out[str(sid)] = Text(str(t.get("en", sid)), str(t.get("zh", t.get("en", sid))))
-    return out
+        return {sid: title for sid, (title, _) in scenario_titles().items()}
 
 
 def scenario_title(sid: str, lang: str) -> str:

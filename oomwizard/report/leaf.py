@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..advice.commands import RenderedFix, render_fix
+from ..advice.commands import RenderedFix, applicable_first, render_fix
 from ..engine import Step
 from ..facts.model import FactSet
 from ..i18n import Text, ui
@@ -18,7 +18,9 @@ from ..text.cells import fill
 
 
 def render_fixes(leaf: Leaf, facts: FactSet | None, lang: str = "en") -> list[RenderedFix]:
-    return [render_fix(f, facts or FactSet(), lang) for f in leaf.fixes]
+    """The leaf's fixes for these facts, numbered the same in every output: what applies to the
+    known vLLM version first (cheapest first), what does not apply last."""
+    return applicable_first([render_fix(f, facts or FactSet(), lang) for f in leaf.fixes])
 
 
 def check_json(c: Check, number: int) -> dict[str, Any]:

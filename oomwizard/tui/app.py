@@ -25,29 +25,30 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, TextIO
+from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from ..engine import Ask, Done
 from ..exitcodes import Exit
 from ..facts.model import Fact, FactSet
 from ..frontend.inputs import InputProblem, MachineResult, Sources, default_sources
 from ..frontend.options import LaunchOptions
 from ..i18n import ui
-from ..kb.model import KnowledgeBase
-from ..logs.model import Diagnosis
 from ..onboard import texts as _onboard_texts  # noqa: F401  (registers the onboarding screens' labels)
-from ..report.leaf import leaf_text
-from ..report.verification import verification_text
-from ..session import Session
 from ..signals import HANDLED, Watchdog, exit_code
-from ..text.output import clean_text, safe_stream
-from ..verify import Verification
 from . import cjk, clipboard
 from .background import abandonable
 from .walk import WalkKeeping
+
+if TYPE_CHECKING:
+    # The first frame waits for nothing but Textual: the engine, the knowledge base, the log
+    # reader and the renderers are imported (and the knowledge base loaded) after it is drawn.
+    from ..engine import Ask, Done
+    from ..kb.model import KnowledgeBase
+    from ..logs.model import Diagnosis
+    from ..session import Session
+    from ..verify import Verification
 
 
 @dataclass
@@ -81,6 +82,8 @@ class Outcome:
     """The last check of the next start's log against ``done``'s checklist, if one was made."""
     signum: int | None = None
     """The signal that ended the wizard (SIGTERM, SIGHUP, …), if one did."""
+    kb_problems: list[str] | None = None
+    """Set when the knowledge base failed to load: what ``oomwizard lint`` would report first."""
 
 
 class FactsAware:
@@ -92,10 +95,11 @@ class FactsAware:
 
 class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
     CSS_PATH = "app.tcss"
-    ENABLE_COMMAND_PALETTE = False
+    ENABLE_COMMAND_PALETTE = True
     TITLE = "oomwizard"
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Copies a mouse selection when there is one (see action_cancel), else quits.
         Binding("ctrl+c", "cancel", "Quit", show=False, priority=True),
         Binding("q", "quit_app", "tui.quit"),
         # Shown in the footer only where q types a letter (an input has focus): the footer lists the
@@ -103,6 +107,10 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         Binding("ctrl+q", "quit_app", "tui.quit", key_display="^q", priority=True),
         Binding("f", "facts", "tui.facts"),
         Binding("g", "glossary", "onboard.glossary", show=False),  # listed on the onboarding screens
+        # On a question ? and F1 explain the question (the screen's own bindings win); F2 always works.
+        Binding("question_mark,f1,f2", "keys", "tui.keys", key_display="?", show=False),
+        # One submit key everywhere: Ctrl+S submits any box (the paste boxes bind it themselves).
+        Binding("ctrl+s", "submit_box", show=False),
     ]
 
     def __init__(
@@ -118,16 +126,15 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         self.opts = opts
         self.watchdog = watchdog
         self.lang = opts.lang
-        if kb is None:
-            from ..kb.loader import get_kb
-
-            kb = get_kb()
-        self.kb = kb
+        self._kb_loaded: KnowledgeBase | None = kb
+        self._kb_lock = threading.Lock()
+        self._walk: Session | None = None
+        self._then_background = False
+        """Set while the first log is read: the knowledge base and detection start after it."""
         self.sources = sources or default_sources()
         self._read_count = 0
         self._reading_stopped = threading.Event()
         self.environ = dict(os.environ if environ is None else environ)
-        self.session = Session(kb, FactSet(), lang=self.lang)
         self.machine = MachineState()
         self.log_state = LogState()
         self.user_facts = FactSet()
@@ -143,7 +150,6 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
             self.keeper = Keeper(opts)
             if not (opts.logs or opts.demo or opts.resume or opts.replay):
                 self.resumable = self.keeper.store.latest_unfinished()
-        self.session.on_change = self.keep
         self.outcome = Outcome()
         self.clipboard_runner = clipboard.load_tmux_buffer
         self.title = ui("tui.title", self.lang)
@@ -158,21 +164,93 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
     def t(self, key: str, **fmt: object) -> str:
         return ui(key, self.lang, **fmt)
 
+    # --- the knowledge base and the walk, loaded after the first frame ------------------------
+
+    @property
+    def kb(self) -> KnowledgeBase:
+        """The knowledge base; loaded by a worker after the first frame, or here if asked sooner."""
+        with self._kb_lock:
+            if self._kb_loaded is None:
+                from ..kb.loader import get_kb
+
+                self._kb_loaded = get_kb()
+            return self._kb_loaded
+
+    @property
+    def session(self) -> Session:
+        """The walk through the tree, made on first use (it needs the knowledge base)."""
+        if self._walk is None:
+            from ..session import Session
+
+            self._walk = Session(self.kb, FactSet(), lang=self.lang)
+            self._walk.on_change = self.keep
+            self._rebuild_facts()
+        return self._walk
+
+    def _load_kb(self) -> None:
+        from ..kb.yamlsrc import KBError
+
+        try:
+            self.kb  # noqa: B018 - loads it
+        except KBError as e:
+            self._from_thread(self._kb_broken, [str(p) for p in e.problems[:20]])
+
+    def _kb_broken(self, problems: list[str]) -> None:
+        self.outcome.code = Exit.KB_INVALID
+        self.outcome.kb_problems = problems
+        self.exit(self.outcome)
+
     # --- start-up ---------------------------------------------------------------------------
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         from .screens.welcome import WelcomeScreen
 
         self._catch_signals()
-        self.push_screen(WelcomeScreen())
-        self.start_machine()
+        await self.push_screen(WelcomeScreen())
+        logs = self.opts.effective_logs()
+        if logs:  # the first frame is the diagnosis screen, reading (Back leads to the welcome screen)
+            from .screens.diagnosis import DiagnosisScreen
+
+            self.log_state = LogState("reading", self._names(logs))
+            await self.push_screen(DiagnosisScreen())
+        self.call_after_refresh(self._after_first_frame)
+
+    @staticmethod
+    def _names(paths: list[str]) -> str:
+        return ", ".join(Path(p).name for p in paths)
+
+    def _after_first_frame(self) -> None:
+        """Work starts once the welcome screen is on the terminal: a log given is read first (its
+        diagnosis is the next screen), then the knowledge base loads and the machine is detected."""
         logs = self.opts.effective_logs()
         if logs:
+            self._then_background = True
             self.read_logs(logs)
         elif self.opts.resume_screen in ("question", "leaf"):  # a resumed walk without a log
             self.prefill()
             self.opts.resume_screen = None
             self.open_questions()
+        else:
+            self._background()
+
+    def _background(self) -> None:
+        self._then_background = False
+        if self._kb_loaded is None:
+            self.run_worker(self._load_kb, thread=True, group="kb", exit_on_error=False)
+        if self.machine.status == "idle":
+            self.start_machine()
+
+    def scenario_text(self, sid: str) -> tuple[Any, Any] | None:
+        """A scenario's (title, summary): from the knowledge base once loaded, before that from
+        its scenario file alone, so a diagnosis shows without waiting for the whole base."""
+        if self._kb_loaded is None:
+            from ..kb.titles import scenario_titles
+
+            found = scenario_titles()
+            if found:
+                return found.get(sid)
+        sc = self.kb.scenarios.get(sid)
+        return (sc.title, sc.summary) if sc is not None else None
 
     # --- facts -------------------------------------------------------------------------------
 
@@ -183,7 +261,8 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         if self.log_state.diagnosis is not None:
             facts.update(self.log_state.diagnosis.facts)
         facts.update(self.user_facts)
-        self.session.replace_facts(facts)
+        if self._walk is not None:
+            self._walk.replace_facts(facts)
 
     def _broadcast(self) -> None:
         for screen in self.screen_stack:
@@ -238,6 +317,8 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         self._broadcast()
 
     def _machine_failed(self, error: str) -> None:
+        from ..text.output import clean_text
+
         self.machine = MachineState("failed", None, " ".join(clean_text(error).split()))
         self._broadcast()
 
@@ -246,7 +327,7 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
     def read_logs(self, paths: list[str]) -> None:
         if self.keeper is not None:
             self.keeper.rekey(paths)
-        what = ", ".join(Path(p).name for p in paths)
+        what = self._names(paths)
         follow = self.sources.follow_path
         if self.opts.follow and len(paths) == 1 and follow is not None:
             self._read(what, lambda progress, stop: follow(paths[0], self._follow_status, stop))
@@ -315,12 +396,21 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
             """Whether this read was given up: the app closed, or a newer read replaced it."""
             return self._reading_stopped.is_set() or self._read_count != reads
 
-        self.in_thread(lambda: job(progress, stop), self._log_done, self._log_failed, "log")
+        def work() -> Diagnosis:
+            diag = job(progress, stop)
+            if self._kb_loaded is None:
+                from ..kb.titles import scenario_titles
+
+                scenario_titles()  # read here, off the screen's thread, for the diagnosis screen
+            return diag
+
+        self.in_thread(work, self._log_done, self._log_failed, "log")
 
     def _log_done(self, diag: Diagnosis) -> None:
         self.log_state = LogState("done", self.log_state.what, diag)
         self.user_facts.remove("diagnosis")
-        self.session.restart()
+        if self._walk is not None:
+            self._walk.restart()
         self._rebuild_facts()
         self.prefill()
         if self.opts.scenario:
@@ -331,8 +421,11 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         if screen in ("question", "leaf"):
             self.open_questions()
         self.keep()
+        if self._then_background:
+            self.call_after_refresh(self._background)
 
     def _log_failed(self, error: str) -> None:
+        from ..text.output import clean_text
         from .screens.diagnosis import DiagnosisScreen
 
         error = " ".join(clean_text(error).split())  # it may quote the file name or its content
@@ -342,6 +435,8 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
             self.pop_screen()
         self.notify(self.t("tui.read_failed", error=error), severity="error", timeout=10, markup=False)
         self._broadcast()
+        if self._then_background:
+            self._background()
 
     def start_demo(self) -> None:
         """Switch to the bundled example: its machine report replaces this machine's facts."""
@@ -362,6 +457,7 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
 
     def show_step(self, step: Ask | Done) -> None:
         """Called by the question screen after each answer."""
+        from ..engine import Done
         from .screens.leaf import LeafScreen
 
         if isinstance(step, Done):
@@ -422,6 +518,16 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         self._finish(Exit.OK)
 
     def action_cancel(self) -> None:
+        """Ctrl+C: with text selected by the mouse, copy it (as terminals do); otherwise quit."""
+        selected = self.screen.get_selected_text()
+        if selected and selected.strip():
+            from ..text.output import clean_text
+
+            text = clean_text(selected)
+            via = self.copy_text(text)
+            self.notify(self.t("tui.selection_copied", lines=len(text.splitlines()), via=via),
+                        timeout=4, markup=False)
+            return
         self._finish(Exit.CANCELLED)
 
     # --- signals -----------------------------------------------------------------------------
@@ -453,6 +559,29 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
 
         open_glossary(self)
 
+    async def action_submit_box(self) -> None:
+        from textual.widgets import Input
+
+        if isinstance(self.focused, Input):
+            await self.focused.action_submit()
+
+    def action_keys(self) -> None:
+        from .screens.keys import KeysScreen
+
+        if not isinstance(self.screen, KeysScreen):
+            self.push_screen(KeysScreen(self.screen))
+
+    def get_system_commands(self, screen: Any) -> Any:
+        """The command palette (Ctrl+P): this screen's actions by name, the key map, the theme."""
+        from textual.app import SystemCommand
+
+        from .screens.keys import palette_entries
+
+        for name, keys, action, node in palette_entries(screen):
+            yield SystemCommand(name, keys, lambda a=action, n=node: self.call_later(self.run_action, a, n))
+        yield SystemCommand(self.t("tui.keys"), "? F1 F2", self.action_keys)
+        yield SystemCommand("Theme", "", self.action_change_theme)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         from .screens.facts import FactsScreen
 
@@ -464,19 +593,8 @@ def _width() -> int:
 
 
 def run_tui(opts: LaunchOptions, sources: Sources | None = None) -> int:
-    from ..kb.yamlsrc import KBError
-
-    try:
-        from ..kb.loader import get_kb
-
-        kb = get_kb()
-    except KBError as e:
-        print("oomwizard: the knowledge base is broken; run `oomwizard lint` for details:", file=sys.stderr)
-        for p in e.problems[:20]:
-            print(f"  {p}", file=sys.stderr)
-        return Exit.KB_INVALID
     watchdog = Watchdog()
-    app = WizardApp(opts, kb=kb, watchdog=watchdog, sources=sources)
+    app = WizardApp(opts, watchdog=watchdog, sources=sources)  # the knowledge base loads after the first frame
     # Until the app is mounted and catches them in its event loop, a signal restores and ends at once.
     previous = {s: signal.signal(s, lambda n, _f: watchdog.abort(exit_code(n))) for s in HANDLED}
     try:
@@ -487,6 +605,11 @@ def run_tui(opts: LaunchOptions, sources: Sources | None = None) -> int:
     if outcome is None:
         # Textual already printed the traceback of a crash; say nothing more.
         return Exit.ERROR if app.return_code else Exit.OK
+    if outcome.kb_problems is not None:
+        print("oomwizard: the knowledge base is broken; run `oomwizard lint` for details:", file=sys.stderr)
+        for problem in outcome.kb_problems:
+            print(f"  {problem}", file=sys.stderr)
+        return int(outcome.code)
     if outcome.signum != getattr(signal, "SIGHUP", None):  # after a hang-up nobody reads the screen
         from ..stdio import OutputError
 
@@ -497,12 +620,20 @@ def run_tui(opts: LaunchOptions, sources: Sources | None = None) -> int:
 
 def print_outcome(outcome: Outcome, lang: str, out: TextIO, err: TextIO, width: int | None = None) -> None:
     """After the screen is restored: the fix (if the wizard ended on one) into the scrollback."""
+    from ..report.leaf import leaf_text
+    from ..report.runthis import run_this_text
+    from ..report.verification import verification_text
+    from ..text.output import safe_stream
+
     out, err = safe_stream(out), safe_stream(err)
     if outcome.done is not None:
         done = outcome.done
         out.write("\n" + leaf_text(done.leaf, done.facts, done.path, lang, width=width or _width()))
         if outcome.verification is not None:
             out.write("\n" + verification_text(outcome.verification, lang, width=width or _width()))
+        closing = run_this_text(done.leaf, done.facts, lang, width=width or _width())
+        if closing:  # last, so the scrollback ends with what to run and how to check it
+            out.write("\n" + closing)
     for path in outcome.saved:
         print(ui("tui.save.done", lang, path=path), file=err)
     out.flush()

@@ -22,7 +22,7 @@ class OnboardApp(WizardApp):
         self.first = first
         self.query_text = query
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         # Textual runs WizardApp.on_mount (welcome screen, detection) after this one: go on top of it.
         self.call_after_refresh(lambda: self.push_screen(first_screen(self.first, self.query_text)))
 

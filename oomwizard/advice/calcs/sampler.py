@@ -37,6 +37,7 @@ from ..numbers import (
     pow2_floor,
 )
 from ..numbers import as_int as _int
+from ..numbers import origin as _origin
 from ..numbers import src as _src
 
 SORT_BYTES_PER_ELEMENT = 36
@@ -95,6 +96,13 @@ def sorts_every_row(facts: FactSet) -> bool:
     """Whether the warm-up's top-k/top-p sorts the logits: before 0.17.0, or when the release is unknown."""
     v = Version.try_parse(facts.value("vllm_version"))
     return v is None or v < TRITON_TOPK_TOPP
+
+
+def flashinfer_samples(facts: FactSet) -> bool:
+    """Whether the log says FlashInfer's kernels sample top-k/top-p, which do not sort the logits
+    (``vllm/v1/sample/ops/topk_topp_sampler.py@0.11.0``: ``forward_cuda`` hands both to
+    ``flashinfer_sample`` when no request has its own generator, as in the warm-up)."""
+    return facts.value("sampler_flashinfer") is True
 
 
 def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
@@ -175,7 +183,14 @@ def warmup_peak_bytes(facts: FactSet, requests: int) -> tuple[int, Text] | None:
     peak = requests * rows * vocab * BYTES_PER_ELEMENT
     rows_en = f" x {rows} rows (1 + num_speculative_tokens, as a full batch verifies them)" if rows > 1 else ""
     rows_zh = f" x {rows} 行（1 + num_speculative_tokens，满批次验证时的行数）" if rows > 1 else ""
-    if not sorts_every_row(facts):
+    if flashinfer_samples(facts):
+        where = _origin(facts, "sampler_flashinfer")
+        vocab_why = Text(
+            f"{vocab_why.en}; an upper bound, as the log says FlashInfer samples top-k/top-p ({where}), "
+            "which does not sort",
+            f"{vocab_why.zh}；这是上限，因为日志表明由 FlashInfer 执行 top-k/top-p 采样（{where}），不做排序",
+        )
+    elif not sorts_every_row(facts):
         vocab_why = Text(
             f"{vocab_why.en}; an upper bound, as from 0.17.0 the top-k/top-p kernel does not sort",
             f"{vocab_why.zh}；这是上限，因为 0.17.0 起 top-k/top-p kernel 不再排序",
@@ -194,7 +209,8 @@ def held_by_the_warmup(facts: FactSet, requests: int) -> tuple[int, Text] | None
     """
     asked = _int(facts, "oom_requested_bytes")
     voc = vocabulary(facts)
-    if asked is None or voc is None or rows_per_request(facts) != 1 or not sorts_every_row(facts):
+    if (asked is None or voc is None or rows_per_request(facts) != 1 or not sorts_every_row(facts)
+            or flashinfer_samples(facts)):
         return None
     elements = requests * voc[0]
     if abs(asked - elements * INDEX_BYTES) > 0.05 * elements * INDEX_BYTES:

@@ -66,6 +66,9 @@ class DiagnosisScreen(WizardScreen, FactsAware):
         Binding("b,escape", "back", "tui.back"),
         Binding("w", "watch", "tui.watch"),
         Binding("r", "app.report", "tui.report", show=False),
+        # The list keeps the focus (Enter continues, ↑↓ pick a match); PgUp/PgDn scroll the page.
+        Binding("pagedown", "page_body(1)", show=False, priority=True),
+        Binding("pageup", "page_body(-1)", show=False, priority=True),
     ]
 
     def __init__(self) -> None:
@@ -145,8 +148,8 @@ class DiagnosisScreen(WizardScreen, FactsAware):
         keep = options.highlighted if options.option_count and options.highlighted is not None else 0
         opts: list[Option] = []
         for m in diag.matches:
-            sc = self.wizard.kb.scenarios.get(m.scenario)
-            title = sc.title(self.wizard.lang) if sc else m.scenario
+            sc = self.wizard.scenario_text(m.scenario)
+            title = sc[0](self.wizard.lang) if sc else m.scenario
             opts.append(Option(Content.assemble((f"{round(m.score * 100):>3}%  ", "bold"), title), id=m.scenario))
         if not opts:
             opts.append(Option(Content(self.t("tui.diag.none")), id=NO_SCENARIO))
@@ -167,8 +170,8 @@ class DiagnosisScreen(WizardScreen, FactsAware):
         lang = self.wizard.lang
         widgets: list[Static] = []
         if match is not None:
-            sc = self.wizard.kb.scenarios.get(match.scenario)
-            summary = sc.summary(lang) if sc is not None else ""
+            sc = self.wizard.scenario_text(match.scenario)
+            summary = sc[1](lang) if sc is not None else ""
             widgets.append(Static(Content.assemble((match.scenario, "bold"), " — ", (summary, "italic"))))
             if match.reasons:
                 widgets.append(Static(Content(self.t("tui.diag.reasons")), classes="section"))
@@ -218,6 +221,13 @@ class DiagnosisScreen(WizardScreen, FactsAware):
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+    def action_page_body(self, direction: int) -> None:
+        body = self.query_one("#diag-body", VerticalScroll)
+        if direction > 0:
+            body.scroll_page_down(animate=False)
+        else:
+            body.scroll_page_up(animate=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return self.wizard.can_watch() if action == "watch" else True

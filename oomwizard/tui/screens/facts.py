@@ -34,7 +34,7 @@ def _flat(text: str) -> str:
 
 class FactsScreen(WizardScreen, FactsAware):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "tui.back"),
+        Binding("b,escape", "close", "tui.back"),
         Binding("n", "new_fact", "tui.facts.add"),
         Binding("r", "redetect", "tui.machine.redetect"),
     ]
@@ -48,6 +48,7 @@ class FactsScreen(WizardScreen, FactsAware):
         yield TitleBar(self.t("tui.facts.title"))
         yield Static(id="facts-machine")
         yield DataTable(id="facts-table", cursor_type="row", zebra_stripes=False)
+        yield Static(id="fact-detail")
         with Vertical(id="fact-editor"):
             yield Static(id="editor-label")
             yield Input(id="editor-input")
@@ -66,7 +67,7 @@ class FactsScreen(WizardScreen, FactsAware):
             self._columns()
 
     def _columns(self) -> None:
-        """Columns sized to the screen, so nothing scrolls sideways; Enter shows a long value in full."""
+        """Columns sized to the screen, so nothing scrolls sideways; the line under the table shows the highlighted fact in full."""
         table = self.query_one("#facts-table", DataTable)
         width = max(60, self.size.width or self.app.size.width)
         name_w, value_w = (24, 20) if width < 110 else (32, 34)
@@ -126,6 +127,30 @@ class FactsScreen(WizardScreen, FactsAware):
             table.add_row(Text(self.t("tui.facts.none")), Text(""), Text(""), key="__none__")
         if current is not None and current in w.session.facts:
             table.move_cursor(row=table.get_row_index(current))
+        self._show_detail(current if current in w.session.facts else (facts[0].name if facts else None))
+
+    @on(DataTable.RowHighlighted, "#facts-table")
+    def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.row_key.value)
+
+    def _show_detail(self, name: str | None) -> None:
+        """The highlighted fact in full, wrapped: the table's columns cut long names, values and sources."""
+        w = self.wizard
+        fact = w.session.facts.get(name) if name else None
+        box = self.query_one("#fact-detail", Static)
+        if fact is None:
+            box.update("")
+            return
+        parts: list[str | tuple[str, str]] = [
+            (fact_title(fact.name, w.lang), "bold"), f" ({fact.name}) = ",
+            (_flat(format_value(fact.name, fact.value, w.lang)), "bold"), "\n",
+            (f"{self.t('tui.facts.source')}{colon(w.lang)}", "dim"), _flat(fact.source),
+        ]
+        others = [a for a in w.session.facts.alternatives(fact.name) if json_value(a.value) != json_value(fact.value)]
+        for a in others:
+            parts += ["\n", (f"{self.t('tui.facts.other', others='')}", "dim"),
+                      f"{_flat(format_value(a.name, a.value, w.lang))} ({_flat(a.source)})"]
+        box.update(Content.assemble(*parts))
 
     # --- editing -----------------------------------------------------------------------------
 

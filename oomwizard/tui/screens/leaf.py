@@ -16,7 +16,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Button, Footer, Markdown, Static, TabbedContent, TabPane
 
@@ -24,10 +24,11 @@ from ...engine import Done
 from ...frontend.inputs import colon
 from ...frontend.verdicts import Checked, check_path, check_text, summary, ticks, verdicts
 from ...report.leaf import render_fixes
+from ...report.runthis import run_this, run_this_heading
 from ...text.output import clean_text
 from ..app import FactsAware
 from ..widgets.checklist import ChecklistItem
-from ..widgets.commands import FixCard
+from ..widgets.commands import CommandBlock, FixCard
 from .base import TitleBar, WizardScreen
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'“])|(?<=[。！？])")
@@ -77,6 +78,7 @@ class LeafScreen(WizardScreen, FactsAware):
         yield TitleBar(leaf.title(lang), id="leaf-title")
         with TabbedContent(id="leaf-tabs", initial="fix"):
             with TabPane(f"1 {self.t('tui.leaf.tab.fix')}", id="fix"), VerticalScroll(id="fix-scroll"):
+                yield from self._run_this()
                 yield Static(self._summary(), id="leaf-summary")
                 yield Static(Content.assemble((w.t("fixes"), "bold underline")), classes="section")
                 yield from self._fix_cards()
@@ -103,6 +105,19 @@ class LeafScreen(WizardScreen, FactsAware):
                 # fraction of a second, which the fix itself should not wait for.
                 yield VerticalScroll(id="article-scroll")
         yield Footer()
+
+    def _run_this(self) -> ComposeResult:
+        """First on screen at any size: the top fix's commands for this machine and how to check them."""
+        top = run_this(self.done.leaf, self.done.facts, self.wizard.lang)
+        if top is None:
+            return
+        with Vertical(id="run-this"):
+            yield Static(Content.assemble((run_this_heading(top, self.wizard.lang), "bold")), id="run-this-title")
+            yield CommandBlock(top.commands, id="run-this-commands")
+            if top.verify:
+                yield Static(Content.assemble(self.t("tui.runthis.verify"), " ", (top.verify, "bold")),
+                             id="run-this-verify")
+            yield Static(Content(self.t("tui.runthis.keys")), id="run-this-keys")
 
     def _summary(self) -> Content:
         """Title, conclusion and the root cause's first sentence; the whole root cause is under Details."""
@@ -167,10 +182,8 @@ class LeafScreen(WizardScreen, FactsAware):
 
     def on_mount(self) -> None:
         self.ready = True
-        cards = list(self.query(FixCard))
-        if cards:
-            # Focus the first fix without scrolling: the conclusion above it is what to read first.
-            cards[0].focus(scroll_visible=False)
+        # The body has the focus so that arrows, PgUp/PgDn, Home/End scroll it; Tab reaches each fix.
+        self.query_one("#fix-scroll", VerticalScroll).focus(scroll_visible=False)
 
     @on(ChecklistItem.Toggled)
     def _toggled(self, event: ChecklistItem.Toggled) -> None:
@@ -344,14 +357,21 @@ class LeafScreen(WizardScreen, FactsAware):
     # --- actions -----------------------------------------------------------------------------
 
     def _focused_card(self) -> FixCard:
+        """The fix with the focus; with none focused, the one under "Run this" (else the first)."""
         node = self.app.focused
         while node is not None:
             if isinstance(node, FixCard):
                 return node
             node = node.parent  # type: ignore[assignment]
-        return self.query(FixCard).first()
+        top = run_this(self.done.leaf, self.done.facts, self.wizard.lang)
+        cards = list(self.query(FixCard))
+        return next((c for c in cards if top is not None and c.number == top.number), cards[0])
 
     def copy_fix(self, card: FixCard) -> None:
+        if card.not_available:
+            msg = self.t("tui.leaf.not_copied", n=card.number, why=card.not_available)
+            self.notify(msg, severity="warning", timeout=8, markup=False)
+            return
         text = card.copy_text
         if not text.strip():
             self.notify(self.t("tui.leaf.no_commands"), severity="warning", markup=False)
@@ -382,7 +402,9 @@ class LeafScreen(WizardScreen, FactsAware):
         self.app.push_screen(SaveScreen(self.done))
 
     def action_back(self) -> None:
-        self.wizard.session.back()
+        """Back to the last question; after a correction moved the answer, to where the walk now goes."""
+        if not self._moved:
+            self.wizard.session.back()
         self.app.pop_screen()
 
     def action_show_tab(self, tab: str) -> None:

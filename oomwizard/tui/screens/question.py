@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -45,6 +45,18 @@ def choice_prompt(label: str, suggested: bool) -> Table:
     return grid
 
 
+class VersionInput(Input):
+    """The version box: ``b`` in it while empty goes back (no version starts with b), as everywhere else."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.character == "b" and not self.value:
+            event.stop()
+            event.prevent_default()
+            await self.screen.run_action("back")
+            return
+        await super()._on_key(event)
+
+
 class QuestionScreen(WizardScreen, FactsAware):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b,escape", "back", "tui.back"),
@@ -70,7 +82,7 @@ class QuestionScreen(WizardScreen, FactsAware):
             with Vertical(id="q-answer"):
                 yield ChoiceList(id="choices")
                 with VerticalScroll(id="version-box"):
-                    yield Input(placeholder=self.t("tui.q.version_placeholder"), id="version-input")
+                    yield VersionInput(placeholder=self.t("tui.q.version_placeholder"), id="version-input")
                     with Horizontal(id="version-buttons"):
                         yield Button(self.t("tui.q.dont_know"), id="dont-know", compact=True)
                     yield Static(Content(self.t("tui.q.version_help")), id="version-help")
@@ -92,6 +104,7 @@ class QuestionScreen(WizardScreen, FactsAware):
 
     def show(self, step: Ask | Done, keep_highlight: bool = False) -> None:
         self.step = step
+        self.refresh_bindings()
         if isinstance(step, Done):
             # Facts arrived that answer everything left (or the operator came back from a leaf).
             self.wizard.show_step(step)
@@ -227,6 +240,19 @@ class QuestionScreen(WizardScreen, FactsAware):
         """Take every suggestion from here on, stopping at the first question nothing answers."""
         session = self.wizard.session
         step = session.current()
+        accepted = 0
         while isinstance(step, Ask) and step.suggestion is not None:
             step = session.accept()
+            accepted += 1
+        if isinstance(step, Ask):  # say where and why it stopped; Done shows the fix instead
+            question = step.question.text(self.wizard.lang)
+            key = "tui.accept_all.done" if accepted else "tui.accept_all.none"
+            self.notify(self.t(key, n=accepted, question=question), severity="warning" if not accepted else "information",
+                        timeout=8, markup=False)
         self.show(step)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Accept all is greyed out where nothing is suggested (it would do nothing)."""
+        if action == "accept_all":
+            return True if isinstance(self.step, Ask) and self.step.suggestion is not None else None
+        return True

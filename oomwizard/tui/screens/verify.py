@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.widgets import Footer, Input, Static, TextArea
 
 from ...frontend.inputs import check_log_path
-from ..widgets.path_suggester import PathSuggester
+from ..widgets.path_suggester import PathInput
 from .base import WizardModal
 
 PATH, PASTE = "path", "paste"
@@ -35,7 +35,7 @@ class VerifyScreen(WizardModal):
         with Vertical(id="verify-box"):
             yield Static(Content.assemble((self.t("tui.verify.title"), "bold")), id="verify-title")
             yield Static(Content(self.t("tui.verify.lead")), id="verify-lead")
-            yield Input(placeholder=self.t("tui.verify.path_placeholder"), id="verify-path", suggester=PathSuggester())
+            yield PathInput(placeholder=self.t("tui.verify.path_placeholder"), id="verify-path")
             yield Static(Content(self.t("tui.verify.path_help")), id="verify-message")
             yield Static(Content(self.t("tui.verify.paste_help")), id="verify-paste-help")
             yield TextArea(id="verify-paste", soft_wrap=True, show_line_numbers=False)

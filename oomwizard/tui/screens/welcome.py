@@ -22,7 +22,7 @@ from ...frontend.options import DEMO_LOG, DEMO_MACHINE
 from ...onboard import texts as _onboard_texts  # noqa: F401  (registers the browse/tour labels)
 from ..app import FactsAware
 from ..widgets.choices import ChoiceList
-from ..widgets.path_suggester import PathSuggester
+from ..widgets.path_suggester import PathInput
 from .base import TitleBar, WizardScreen
 
 ACTIONS = ("open_log", "paste", "detect", "questions", "demo", "browse", "tour")
@@ -44,9 +44,7 @@ class WelcomeScreen(WizardScreen, FactsAware):
             yield Static(Content(self.t("tui.welcome.no_gpu")), id="demo-hint")
             yield ChoiceList(*self._options(), id="actions")
             with Vertical(id="log-path"):
-                yield Input(
-                    placeholder=self.t("tui.welcome.path_placeholder"), id="path-input", suggester=PathSuggester()
-                )
+                yield PathInput(placeholder=self.t("tui.welcome.path_placeholder"), id="path-input")
                 yield Static(Content(self.t("tui.welcome.path_help")), id="path-message")
         yield Footer()
 

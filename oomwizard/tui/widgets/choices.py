@@ -13,9 +13,13 @@ from textual.widgets import OptionList
 
 
 class ChoiceList(OptionList):
-    """Enter chooses the highlighted option (footer: ``⏎ Choose``)."""
+    """Enter chooses the highlighted option (footer: ``⏎ Choose``); j and k move as ↓ and ↑."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "tui.choose", key_display="⏎")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select", "tui.choose", key_display="⏎"),
+        Binding("j", "cursor_down", show=False),
+        Binding("k", "cursor_up", show=False),
+    ]
 
     def on_mount(self) -> None:
         from ..screens.base import localize_bindings

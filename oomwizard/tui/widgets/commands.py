@@ -14,10 +14,9 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Button, Static
 
-from ...advice.commands import RenderedFix, RenderedVariant
+from ...advice.commands import RenderedFix, RenderedVariant, paste_text
 from ...i18n import ui
 from ...report.script import SHOWN_PLACEHOLDER_RE
-from ...text.output import clean_text
 
 
 def command_content(script: str) -> Content:
@@ -54,14 +53,6 @@ class CommandBlock(Static):
         super().__init__(command_content(script), **kwargs)  # type: ignore[arg-type]
 
 
-def fix_copy_text(rf: RenderedFix) -> str:
-    """What ``copy`` puts on the clipboard: the commands, one spelling per vLLM version if several."""
-    if len(rf.variants) == 1:
-        return clean_text(rf.variants[0].script)
-    blocks = [f"# vLLM {rv.versions}\n{rv.script}" for rv in rf.variants]
-    return clean_text("\n\n".join(blocks))
-
-
 def _tag(rf: RenderedFix, rv: RenderedVariant, lang: str) -> str:
     parts = [ui(f"cost.{rf.fix.cost}", lang), ui(f"evidence.{rf.fix.evidence}", lang)]
     if rv.versions and rv.versions != "*":
@@ -70,7 +61,11 @@ def _tag(rf: RenderedFix, rv: RenderedVariant, lang: str) -> str:
 
 
 class FixCard(Vertical, can_focus=True):
-    """One fix: title, cost, the commands for this machine, and where every number came from."""
+    """One fix: title, cost, the commands for this machine, and where every number came from.
+
+    A fix that does not apply to the known vLLM version shows only its title and why, dimmed and
+    without commands or a Copy button (the leaf lists it last): pasting it could only fail or mislead.
+    """
 
     DEFAULT_CSS = """
     FixCard {
@@ -87,7 +82,17 @@ class FixCard(Vertical, can_focus=True):
 
     @property
     def copy_text(self) -> str:
-        return fix_copy_text(self.rendered)
+        """What ``copy`` puts on the clipboard: :func:`~oomwizard.advice.commands.paste_text`."""
+        return paste_text(self.rendered, self.lang)
+
+    @property
+    def not_available(self) -> str:
+        """Why this fix does not apply to the known version, or ``""`` when it does."""
+        rf = self.rendered
+        if rf.available:
+            return ""
+        spec = " | ".join(v.versions.text for v in rf.fix.variants)
+        return ui("not_for_version", self.lang, version=rf.version, spec=spec)
 
     def compose(self) -> ComposeResult:
         rf, lang = self.rendered, self.lang
@@ -96,8 +101,11 @@ class FixCard(Vertical, can_focus=True):
             classes="fix-title",
         )
         if not rf.available:
-            spec = " | ".join(v.versions.text for v in rf.fix.variants)
-            yield Static(Content(ui("not_for_version", lang, version=rf.version, spec=spec)), classes="fix-warning")
+            self.add_class("unavailable")
+            yield Static(Content(self.not_available), classes="fix-warning")
+            if rf.fix.why:
+                yield Static(Content(rf.fix.why(lang)), classes="fix-why")
+            return
         for rv in rf.variants:
             yield Static(Content(f"[{_tag(rf, rv, lang)}]  {rf.fix.cost_note(lang)}"), classes="fix-meta")
             yield CommandBlock(rv.script, rv.missing, classes="commands")

@@ -1,4 +1,4 @@
-"""Completion for typed file paths: the rest of the first matching name is shown greyed, → takes it.
+"""Completion for typed file paths: the rest of the first matching name is shown greyed, Tab or → takes it.
 
 Typing a long log path exactly, over SSH, at night, is where a wizard loses people; a shell's Tab
 completion is what their fingers expect, and Textual inputs offer the same idea as a suggestion.
@@ -7,8 +7,11 @@ completion is what their fingers expect, and Textual inputs offer the same idea 
 from __future__ import annotations
 
 import os
+from typing import ClassVar
 
+from textual.binding import Binding, BindingType
 from textual.suggester import Suggester
+from textual.widgets import Input
 
 
 class PathSuggester(Suggester):
@@ -17,6 +20,22 @@ class PathSuggester(Suggester):
 
     async def get_suggestion(self, value: str) -> str | None:
         return complete_path(value)
+
+
+class PathInput(Input):
+    """A path box where Tab completes, as in a shell; with nothing to complete it moves on."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "complete", show=False)]
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(suggester=PathSuggester(), **kwargs)  # type: ignore[arg-type]
+
+    def action_complete(self) -> None:
+        before = self.value
+        if self.cursor_at_end:
+            self.action_cursor_right()  # takes the greyed completion, if one is shown
+        if self.value == before:
+            self.screen.focus_next()
 
 
 def complete_path(value: str) -> str | None:

@@ -1,0 +1,18 @@
+"""Where the knowledge base lives, in a module light enough to import before the first frame."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def default_root() -> Path:
+    """Where the knowledge base lives: ``$OOMWIZARD_KB``, the wheel's copy, or the source tree."""
+    env = os.environ.get("OOMWIZARD_KB")
+    if env:
+        return Path(env)
+    pkg = Path(__file__).resolve().parent.parent
+    bundled = pkg / "_kb"
+    if (bundled / "decision_trees").is_dir():
+        return bundled
+    return pkg.parent
