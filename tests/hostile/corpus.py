@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -381,11 +382,47 @@ def _signal_cases() -> list[Case]:
     return cases
 
 
+def _more_cases(d: Path, big: bool) -> list[Case]:
+    """Concurrent runs, no network, an export that would overwrite, and (``big``) a 1 GiB log."""
+    demo = shlex.quote(str(ci.DEMO_LOG))
+    out = d / "more"
+    out.mkdir()
+    kept = out / "kept.json"
+    kept.write_text("keep me\n")
+    cases = [
+        Case("more/concurrent_diagnose_x10", "more", shell=(
+            f"cd {shlex.quote(str(out))} && for i in $(seq 10); do $OW diagnose {demo} --format json > c$i.json & done; "
+            "wait; for i in $(seq 2 10); do cmp -s c1.json c$i.json || exit 99; done")),
+        Case("more/export_refuses_to_overwrite", "more", ["export", "--format", "json", "--output", str(kept)],
+             frozenset({ERROR}), written=kept),
+        Case("more/export_html_twice", "more", shell=(
+            f"$OW export --format html --output {shlex.quote(str(out / 'html'))} && "
+            f"$OW export --format html --output {shlex.quote(str(out / 'html'))}"), written=out / "html"),
+    ]
+    if shutil.which("unshare") and subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode == 0:
+        for name, args in (("diagnose", f"diagnose {demo}"), ("detect", "detect --format json"), ("lint", "lint"),
+                           ("export", "export --format json"), ("verify", f"verify sampler-warmup {demo}")):
+            cases.append(Case(f"more/no_network/{name}", "more", shell=f"unshare -n $OW {args}",
+                              expect=frozenset({FAILED}) if name == "verify" else frozenset({OK})))
+    if big:
+        sys.path.insert(0, str(ci.ROOT / "benchmarks"))
+        import gen_log
+
+        log = out / "big1g.log"
+        gen_log.write(str(log), 1 << 30)
+        cases += [Case("more/big1g/diagnose", "more", ["diagnose", str(log)], slow=True, timeout=300),
+                  Case("more/big1g/stdin", "more", ["diagnose", "-"], stdin=log, slow=True, timeout=300),
+                  Case("more/big1g/verify_stdin", "more", ["verify", "sampler-warmup", "-"], frozenset({OK, FAILED}),
+                       stdin=log, slow=True, timeout=300)]
+    return cases
+
+
 def build(d: Path, *, big: bool = False) -> list[Case]:
     """Generate every input under ``d`` and return the cases; ``big`` adds the 100 MiB-1 GiB inputs."""
     p = ci.planted(d / "planted")
     cases = (_content_cases(d, big) + _special_cases(d) + _bomb_cases(d, big) + _machine_cases(d)
-             + _escape_cases(p, d) + _secret_cases(p) + _exec_cases(d) + _kb_cases(d) + _signal_cases())
+             + _escape_cases(p, d) + _secret_cases(p) + _exec_cases(d) + _kb_cases(d) + _signal_cases()
+             + _more_cases(d, big))
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "case ids must be unique"
     return cases

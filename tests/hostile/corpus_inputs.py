@@ -204,6 +204,30 @@ def _damage(root: Path, name: str) -> None:
         tree.unlink()
     elif name == "escape_title":
         leaf.write_text(text.replace("en: ", "en: \x1b]0;KBPWNED\x07\x1b[2J", 1), encoding="utf-8")
+    elif name == "bad_indent_tree":
+        tree.write_text(tree.read_text(encoding="utf-8").replace("  vllm_version:", " vllm_version:", 1), encoding="utf-8")
+    elif name == "fixes_a_string":
+        leaf.write_text(text.replace("fixes:\n", "fixes: lower it\nx_old_fixes:\n", 1), encoding="utf-8")
+    elif name == "title_en_number":
+        leaf.write_text(text.replace("  en: The alpha path does not fit", "  en: 12345", 1), encoding="utf-8")
+    elif name == "unknown_scenario":
+        leaf.write_text(text.replace("scenarios: [alpha-oom]", "scenarios: [no-such-scenario]", 1), encoding="utf-8")
+    elif name == "missing_zh":
+        leaf.write_text(text.replace("  zh: alpha 路径放不下\n", "", 1), encoding="utf-8")
+    elif name == "route_to_missing":
+        tree.write_text(tree.read_text(encoding="utf-8").replace("next: beta-oom", "next: no_such_node", 1), encoding="utf-8")
+    elif name == "bad_condition":
+        tree.write_text(tree.read_text(encoding="utf-8").replace('diagnosis == "alpha-oom"', 'diagnosis == [ and', 1), encoding="utf-8")
+    elif name == "unknown_fact":
+        tree.write_text(tree.read_text(encoding="utf-8").replace('diagnosis == "alpha-oom"', 'no_such_fact == "x"', 1), encoding="utf-8")
+    elif name == "bad_version_range":
+        leaf.write_text(text.replace('versions: ">=0.8"', 'versions: ">=banana"', 1), encoding="utf-8")
+    elif name == "duplicate_key":
+        leaf.write_text(text.replace("scenarios: [alpha-oom]", "scenarios: [alpha-oom]\nid: alpha-oom", 1), encoding="utf-8")
+    elif name == "unknown_field":
+        leaf.write_text(text + "bogus_field: 1\n", encoding="utf-8")
+    elif name == "leaf_deleted":
+        leaf.unlink()
     elif name == "string_10m":
         leaf.write_text(text + "x_pad: " + "p" * (10 * MIB) + "\n", encoding="utf-8")
     else:
@@ -211,7 +235,9 @@ def _damage(root: Path, name: str) -> None:
 
 
 KB_DAMAGE = ("unclosed_quote", "tab", "alias_bomb", "deep_list", "python_tag", "binary_leaf", "empty_leaf", "cycle",
-             "no_tree", "escape_title", "string_10m")
+             "no_tree", "escape_title", "string_10m", "bad_indent_tree", "fixes_a_string", "title_en_number",
+             "unknown_scenario", "missing_zh", "route_to_missing", "bad_condition", "unknown_fact", "bad_version_range",
+             "duplicate_key", "unknown_field", "leaf_deleted")
 
 
 def broken_kbs(d: Path) -> dict[str, Path]:

@@ -22,7 +22,7 @@ import corpus
 
 pytestmark = pytest.mark.slow
 TOOL = [sys.executable, "-m", "oomwizard"]
-GROUPS = ("content", "special", "bombs", "machine", "escapes", "secrets", "exec", "kb", "signals")
+GROUPS = ("content", "special", "bombs", "machine", "escapes", "secrets", "exec", "kb", "signals", "more")
 
 
 @pytest.fixture(scope="module")
