@@ -76,3 +76,19 @@ def test_every_command_unwinds_on_a_signal_mid_run(monkeypatch: pytest.MonkeyPat
     assert cli.main(argv) == code
     assert signal.getsignal(signum) == before  # the handler is the command's only
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_signal_while_waiting_for_the_python_probe_stops_the_probe_too() -> None:
+    import subprocess as sp
+    import threading
+
+    from oomwizard.facts.packages import finish_probe
+    from oomwizard.signals import SignalExit, unwinding
+
+    probe = sp.Popen(["sleep", "120"], stdout=sp.PIPE, stderr=sp.PIPE, text=True, start_new_session=True)
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM))
+    with unwinding(), pytest.raises(SignalExit):
+        timer.start()
+        finish_probe(probe, "python", timeout=HANG)
+    timer.join()
+    assert probe.poll() == -signal.SIGKILL  # killed with its session, and reaped
