@@ -348,6 +348,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         _json(result.to_json())
     else:
         sys.stdout.write(verification_text(result, lang, _text_width()))
+    for w in result.warnings:
+        _err(w)
     if result.failed:
         return Exit.CHECK_FAILED
     return Exit.OK if result.proven else Exit.NOT_PROVEN

@@ -133,7 +133,10 @@ def run(case: Case, tool: list[str], env: dict[str, str] | None = None) -> Resul
         elif case.stdin is not None:
             stdin = case.stdin.open("rb")
         t0 = time.monotonic()
-        proc = subprocess.Popen(argv, stdin=stdin, stdout=out, stderr=err, env=base, start_new_session=True)  # type: ignore[arg-type]
+        # A runner started in the background ignores SIGINT, and its children would inherit that.
+        reset = (lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) if case.signal_when_ready else None
+        proc = subprocess.Popen(argv, stdin=stdin, stdout=out, stderr=err, env=base, start_new_session=True,  # type: ignore[arg-type]
+                                preexec_fn=reset)
         hang = threading.Event()
 
         def kill() -> None:
