@@ -75,11 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.monotonic() - t0
     groups = sorted({r.case.group for r in results})
     print(f"tool: {' '.join(tool)}")
-    print(f"{'group':<10}" + "".join(f"{c:>19}" for c in COLUMNS) + f"{'max RSS MB':>12}")
+    print(f"{'group':<10}" + "".join(f"{c:>19}" for c in COLUMNS))
     for g in [*groups, "all"]:
         rs = [r for r in results if g in ("all", r.case.group)]
         t = totals(rs)
-        print(f"{g:<10}" + "".join(f"{t[c]:>19}" for c in COLUMNS) + f"{max(r.rss_mb for r in rs):>12.0f}")
+        print(f"{g:<10}" + "".join(f"{t[c]:>19}" for c in COLUMNS))
     print(f"wall: {wall:.0f} s, slowest case: {max(results, key=lambda r: r.wall).case.id} "
           f"({max(r.wall for r in results):.1f} s)")
     bad = [r for r in results if not r.ok]
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"FAIL {r.case.id}: {'; '.join(why)}\n    {r.stderr.strip()[-300:]}")
     if args.json:
         Path(args.json).write_text(json.dumps({"tool": tool, "totals": totals(results), "wall_s": round(wall, 1), "results": [
-            {"id": r.case.id, "rc": r.rc, "wall_s": round(r.wall, 2), "rss_mb": round(r.rss_mb), "ok": r.ok} for r in results]},
+            {"id": r.case.id, "rc": r.rc, "wall_s": round(r.wall, 2), "ok": r.ok} for r in results]},
             indent=1))
     return 1 if bad else 0
 

@@ -59,7 +59,6 @@ class Result:
     case: Case
     rc: int | None
     wall: float
-    rss_mb: float
     traceback: bool
     hang: bool
     leaked: dict[str, int]
@@ -153,7 +152,7 @@ def run(case: Case, tool: list[str], env: dict[str, str] | None = None) -> Resul
                 time.sleep(0.01)
             if proc.poll() is None:
                 os.kill(proc.pid, case.signal_when_ready)
-        _, status, usage = os.wait4(proc.pid, 0)
+        _, status = os.waitpid(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - t0
         timer.cancel()
@@ -171,7 +170,7 @@ def run(case: Case, tool: list[str], env: dict[str, str] | None = None) -> Resul
         stderr = err.read().decode("utf-8", "replace")
     text = stdout + "\n" + stderr + "\n" + _files_text(case.written)
     return Result(
-        case, None if hang.is_set() else proc.returncode, wall, usage.ru_maxrss / 1024,
+        case, None if hang.is_set() else proc.returncode, wall,
         "Traceback (most recent call last)" in text, hang.is_set(), leaks(text),
         sorted({f"U+{ord(c):04X}" for c in FORBIDDEN.findall(text)}),
         bool(case.marker and case.marker.exists()), stderr[-2000:],
