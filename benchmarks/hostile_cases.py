@@ -16,6 +16,7 @@ import argparse
 import json
 import shlex
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -58,6 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", help="run the cases whose id starts with this")
     ap.add_argument("--json", help="write every result to this file")
     args = ap.parse_args(argv)
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        # started in the background: the children would inherit an ignored SIGINT, and the
+        # Ctrl+C cases would test that instead of the tool
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     tool = _tool(args.tool)
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="oomwizard-hostile-") as d:

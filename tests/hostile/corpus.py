@@ -100,13 +100,23 @@ def _fifo_writer(path: Path, data: bytes, *, close: bool = True) -> Setup:
     return start
 
 
-def _catches(pid: int, signum: int) -> bool:
+def _catches(pid: int, signum: int, argv: list[str]) -> bool:
+    """The child runs ``argv`` (it has exec'd: before, it is a copy of the runner) and catches ``signum``."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
+        running = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:-1]
     except OSError:
         return False
+    if running[-len(argv):] != [os.fsencode(a) for a in argv][-len(running):]:
+        return False
     line = next((ln for ln in status.splitlines() if ln.startswith("SigCgt:")), "SigCgt: 0")
-    return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    if not int(line.split()[1], 16) >> (signum - 1) & 1:
+        return False
+    try:  # and it is blocked waiting for the input, not still starting up
+        wchan = Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return True
+    return wchan in ("", "0") or "poll" in wchan or "pipe" in wchan
 
 
 def _files_text(path: Path | None) -> str:
@@ -132,10 +142,7 @@ def run(case: Case, tool: list[str], env: dict[str, str] | None = None) -> Resul
         elif case.stdin is not None:
             stdin = case.stdin.open("rb")
         t0 = time.monotonic()
-        # A runner started in the background ignores SIGINT, and its children would inherit that.
-        reset = (lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)) if case.signal_when_ready else None
-        proc = subprocess.Popen(argv, stdin=stdin, stdout=out, stderr=err, env=base, start_new_session=True,  # type: ignore[arg-type]
-                                preexec_fn=reset)
+        proc = subprocess.Popen(argv, stdin=stdin, stdout=out, stderr=err, env=base, start_new_session=True)  # type: ignore[arg-type]
         hang = threading.Event()
 
         def kill() -> None:
@@ -148,7 +155,7 @@ def run(case: Case, tool: list[str], env: dict[str, str] | None = None) -> Resul
         if case.signal_when_ready and proc.stdin is not None:
             proc.stdin.write(ci.DEMO_LOG.read_bytes()[:4000])
             proc.stdin.flush()
-            while not _catches(proc.pid, signal.SIGTERM) and proc.poll() is None and not hang.is_set():
+            while not _catches(proc.pid, signal.SIGTERM, argv) and proc.poll() is None and not hang.is_set():
                 time.sleep(0.01)
             if proc.poll() is None:
                 os.kill(proc.pid, case.signal_when_ready)
