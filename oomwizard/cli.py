@@ -252,7 +252,7 @@ def _machine_facts(args: argparse.Namespace, detect: bool) -> Any:
 def cmd_diagnose(args: argparse.Namespace) -> int:
     from .engine import Done, walk
     from .logs.diagnose import InputError, diagnose_sources
-    from .logs.inputs import open_inputs
+    from .logs.inputs import IDLE_WAIT, open_inputs
     from .report.diagnosis import diagnosis_markdown, diagnosis_text
     from .report.leaf import leaf_json, leaf_markdown, leaf_text
 
@@ -269,7 +269,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         _err("--follow reads one log (a file or -)")
         return Exit.USAGE
     try:
-        sources = open_inputs(files)
+        sources = open_inputs(files, idle=None if args.follow else IDLE_WAIT)
         if files == ["-"] and sys.stdin.isatty():
             _err("reading the log from the terminal; paste it and press Ctrl+D (or pass a file name)")
         diag = _follow(sources[0], lang) if args.follow else _read_logs(
@@ -417,6 +417,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         _json(result.to_json(), "verify")
     else:
         sys.stdout.write(verification_text(result, lang, _text_width()))
+    for w in result.warnings:
+        _err(w)
     if result.failed:
         return Exit.CHECK_FAILED
     return Exit.OK if result.proven else Exit.NOT_PROVEN
@@ -600,10 +602,12 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 def _run(args: argparse.Namespace) -> int:
     if args.command is None:
         return run_interactive(args)
+    from .signals import unwinding
     from .text.output import safe_stream
 
     # Every byte a command prints passes the output boundary (no raw escapes, no secrets).
     with contextlib.ExitStack() as stack:
+        stack.enter_context(unwinding())
         for name in ("stdout", "stderr"):
             stack.callback(setattr, sys, name, getattr(sys, name))
             setattr(sys, name, safe_stream(getattr(sys, name)))
@@ -611,6 +615,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from .signals import SignalExit
     from .stdio import OutputError, silence_stdout
 
     try:
@@ -623,6 +628,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return Exit.CANCELLED
+    except SignalExit as e:  # SIGTERM, SIGHUP, SIGQUIT: what was printed stays, nothing more is
+        silence_stdout()
+        return e.code
     except BrokenPipeError:
         # `oomwizard show … | head`: the reader went away; not an error worth a traceback.
         silence_stdout()

@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 from .exitcodes import SIGNAL_EXITS
@@ -85,6 +86,33 @@ class Watchdog:
         self._timer = threading.Timer(grace, self.abort, (code,))
         self._timer.daemon = True
         self._timer.start()
+
+
+@contextlib.contextmanager
+def unwinding() -> Iterator[None]:
+    """For the commands that print and end: SIGTERM, SIGHUP and SIGQUIT raise :class:`SignalExit`.
+
+    Their default action kills the process mid-write, with no exit code a script can read as
+    documented and no chance for ``finally`` blocks (a probe subprocess, a half-written file) to
+    run. Unwinding like Ctrl+C does gives both; SIGINT keeps Python's ``KeyboardInterrupt``.
+    """
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in HANDLED:
+            if signum != signal.SIGINT:
+                previous[signum] = signal.signal(signum, _raise)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _raise(signum: int, _frame: object) -> None:
+    for s in HANDLED:  # a second signal while unwinding is not a second exception
+        if s != signal.SIGINT:
+            signal.signal(s, signal.SIG_IGN)
+    raise SignalExit(signum)
 
 
 def _tty_fd() -> int | None:

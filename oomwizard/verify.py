@@ -67,6 +67,8 @@ class Verification:
     ready: bool
     ready_at: Evidence | None = None
     inputs: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """What the reader noticed about the inputs (empty, binary, cut short): why a check may be unknown."""
 
     @property
     def failed(self) -> bool:
@@ -127,13 +129,14 @@ def verify(leaf: Leaf, paths: list[str], facts: FactSet | None = None, progress:
     sources = open_inputs(paths)
     extra = tuple(dict.fromkeys([READY_RE.pattern.encode(), *(p.pattern.encode() for _, _, p in patterns)]))
     col, warnings = collect(sources, extra=extra, on_line=on_line, progress=progress, all_lines_limit=all_lines_limit)
+    read_warnings = list(warnings)  # before the diagnosis adds its own ("no known failure" is good news here)
     known = FactSet()
     if facts is not None:
         known.update(facts)
     known.update(conclude(col, [s.name for s in sources], warnings).facts)
     ready_at = ready[0] if ready else None
     results = [_judge(i, c, found, known, ready_at is not None) for i, c in enumerate(leaf.checks)]
-    return Verification(leaf, results, ready_at is not None, ready_at, list(paths))
+    return Verification(leaf, results, ready_at is not None, ready_at, list(paths), read_warnings)
 
 
 def _judge(i: int, c: Check, found: dict[tuple[int, str], Evidence], facts: FactSet, ready: bool) -> CheckResult:

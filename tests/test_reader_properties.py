@@ -16,11 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from logkit import LOGS
 
-from oomwizard.logs.collect import scanner, trigger_words
+from oomwizard.logs.collect import _words, scanner, trigger_words
 from oomwizard.logs.diagnose import diagnose_paths
 from oomwizard.logs.reader import GAP, ReadStats, Source, read_lines
 
 WORDS = trigger_words()
+TRIGGERS, MARKS = (sorted(x) for x in _words())
 FILLER = ["INFO 06-02 08:00:00 [loggers.py:123] Engine 000: Avg prompt throughput: 1.0 tokens/s",
           '(APIServer pid=1) INFO:     10.0.0.1:5000 - "POST /v1/chat/completions HTTP/1.1" 200 OK', "", "   ",
           "x" * 300, "\x1b[36mcoloured\x1b[0m", "ünïcödé 显存", "\t\tindented"]
@@ -57,9 +58,19 @@ def test_searched_lines_are_true_lines_and_every_trigger_line_is_read(
     for n, text in searched:
         assert whole[n] == text
     raw = data.split(b"\n")
+    read = dict(searched)
+    first_mark = True
     for i, line in enumerate(raw, 1):
-        if any(w.encode() in line for w in WORDS) and i in whole:
-            assert i in dict(searched), (i, line)
+        if i not in whole:
+            continue
+        if any(w.encode() in line for w in TRIGGERS):
+            assert i in read, (i, line)
+        elif any(m.encode() in line for m in MARKS) and first_mark:
+            # serving marks repeat on every request: each is searched up to its first hit after a
+            # block start or another hit, so the first one in the log is always read
+            assert i in read, (i, line)
+        if any(m.encode() in line for m in MARKS):
+            first_mark = False
 
 
 @pytest.mark.parametrize("engine", ["hyperscan", "re2", "re"])

@@ -170,6 +170,9 @@ def finish_probe(proc: subprocess.Popen[str] | str, python: str, timeout: float 
     except subprocess.TimeoutExpired:
         _stop(proc)
         return None, f"{python} did not answer within {timeout:g} s"
+    except BaseException:  # Ctrl+C or SIGTERM while waiting: the probe, in its own session, goes too
+        _stop(proc)
+        raise
     if proc.returncode != 0:
         last = next((ln for ln in reversed(err.strip().splitlines()) if ln.strip()), "")
         if "-I" in last or "Unknown option" in last or "SyntaxError" in err:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import safejson
-from ..text.redact import REDACTED, SECRET_FLAGS, redact_argv, redact_text, secret_env_name
+from ..text.redact import REDACTED, SECRET_FLAGS, redact_argv, redact_text, secret_env_name, secret_value_spans
 from .env import collect_env
 from .metadata_probe import read_head
 from .packages import read_shebang
@@ -489,10 +489,11 @@ def _server_record(proc: Proc, root: Path, path_env: str | None, children: Seque
     entry = server_entrypoint(proc.argv)
     assert entry is not None
     how, start = entry
-    argv = redact_argv(list(proc.argv))
+    env, env_error = read_environ(root, proc.pid)
+    interp, interp_how = interpreter_of(proc.argv, env, root, proc.pid)
+    argv = redact_argv(list(proc.argv), _release_for_keys(proc.argv, interp))
     args, positionals = parse_engine_args(argv[start:])
     rec: dict[str, Any] = {"pid": proc.pid, "entrypoint": how, "argv": argv}
-    env, env_error = read_environ(root, proc.pid)
     rec["command"] = display_command(argv, (env or {}).get("PATH") or path_env)
     cli_settings = engine_settings(args, positionals, how)
     config_path = args.get("config")
@@ -507,10 +508,22 @@ def _server_record(proc: Proc, root: Path, path_env: str | None, children: Seque
     rec["settings_from_config"] = sorted(k for k in rec["settings"] if k not in cli_settings)
     rec["env"] = collect_env(env) if env is not None else None
     rec["env_error"] = env_error
-    interp, interp_how = interpreter_of(proc.argv, env, root, proc.pid)
     rec["interpreter"] = {"path": interp, "how": interp_how}
     rec["children"] = [{"pid": c.pid, "role": child_role(c.argv, proc.argv), "title": _title(c.argv)} for c in children]
     return rec
+
+
+def _release_for_keys(argv: Sequence[str], interp: str | None) -> str | None:
+    """The vLLM release of a server whose ``--api-key`` is followed by several words, read from its
+    environment's files: before 0.10.1 only the first is a key and the next is, say, the model."""
+    if not interp or not any(f == "--api-key" and e - s > 1 for s, e, f in secret_value_spans(list(argv))):
+        return None
+    from .envfiles import read_env
+
+    data, _ = read_env(interp, ["vllm"])
+    found = ((data or {}).get("packages") or {}).get("vllm") or {}
+    version = found.get("version")
+    return version if isinstance(version, str) else None
 
 
 def _title(argv: Sequence[str]) -> str:

@@ -88,7 +88,7 @@ def _follow_path(path: str, status: FollowStatus, stop: Callable[[], bool]) -> D
     from ..logs.reader import InputError
 
     try:
-        return follow(open_inputs([path], wizard=True)[0], status=status, stop=stop)
+        return follow(open_inputs([path], wizard=True, idle=None)[0], status=status, stop=stop)
     except InputError as e:
         raise InputProblem(str(e)) from None
 

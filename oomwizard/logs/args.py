@@ -265,7 +265,7 @@ def serve_command(args: dict[str, Any], *, namespace: bool = False, version: str
         words = _value_words(key, value, negatable=not namespace)
         if words:
             argv.extend(words)
-    return " ".join(shlex.quote(a) for a in redact_argv(argv))
+    return " ".join(shlex.quote(a) for a in redact_argv(argv, version))
 
 
 _COMMAND_RE = re.compile(

@@ -20,14 +20,18 @@ from .. import safejson
 # --- escape sequences --------------------------------------------------------------------------
 _ANSI_RE = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC
+    r"|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"  # OSC; without its end only ESC goes, not the line
     r"|\x1b[@-Z\\-_]"  # other two-byte escapes
     r"|\x1b"  # a lone ESC
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI (U+009B)
+    r"|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"  # 8-bit OSC, DCS, SOS, PM, APC
     r"|(?:\^\[|ESC|#033)\[[0-9;?]*[A-Za-z]"  # caret form ^[[0;36m, ESC[36m spelled out, syslog's #033[36m
     r"|\[\d{1,3}(?:;\d{1,3})*m(?=[\s(\[A-Za-z0-9^]|$)"  # half stripped: [0;36m, [0m, [1m
     r"|_bk;t=\d+\x07?"  # Buildkite's hidden timestamps
 )
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# C0, DEL, C1 (which some terminals obey in UTF-8) and the invisible format characters: bidi
+# overrides and isolates that make text read differently from what it is, zero-width ones.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]")
 _PROGRESS_RE = re.compile(r"\d+%\s*(?:\||Completed)|\d+/\d+\s*\[\d")
 
 # --- outer wrappers (runtime, collectors, CI, Markdown) -----------------------------------------
@@ -109,7 +113,7 @@ class Clean:
     """A Markdown fence: a message cannot continue across it."""
 
 
-_ANSI_HINT_RE = re.compile(r"\x1b|\^\[|ESC\[|#033\[|_bk;t=|\[[\d;]{0,12}m")
+_ANSI_HINT_RE = re.compile(r"[\x1b\x90-\x9f]|\^\[|ESC\[|#033\[|_bk;t=|\[[\d;]{0,12}m")
 
 
 def strip_ansi(text: str) -> str:

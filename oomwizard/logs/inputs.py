@@ -7,6 +7,11 @@ are refused here with one line that says what to do instead, before anything is 
 is opened without blocking and waited on for at most :data:`PIPE_WAIT` seconds; what arrives is
 then read from that same descriptor (opening the pipe a second time would wait for a writer that
 may be gone already, with the data still inside).
+
+Every stream that is not a regular file (stdin from a pipe, ``<(…)``, a named pipe) is read through
+:class:`IdleStream`: a writer that stops sending without closing its end (a hung ``ssh … cat``, a
+stopped ``kubectl logs``) ends the read after :data:`IDLE_WAIT` seconds of silence, and the
+diagnosis uses what came before. ``--follow`` waits on purpose, so it opens its input without one.
 """
 
 from __future__ import annotations
@@ -17,13 +22,16 @@ import stat
 import sys
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import BinaryIO
+from typing import Any, BinaryIO, cast
 
 from .. import stdio
 from .reader import InputError, Source, open_source
 
 PIPE_WAIT = 10.0
 """Seconds to wait for the first data on a named pipe before giving up on it."""
+
+IDLE_WAIT = 30.0
+"""Seconds without a byte from a pipe, after which its writer is taken to have stopped."""
 
 STDIN = "<stdin>"
 
@@ -35,6 +43,71 @@ def use_piped_stdin(opener: Callable[[], BinaryIO] | None, size: int | None = No
     """From now on ``-`` reads what ``opener`` returns (None: stdin itself again)."""
     global _piped
     _piped = None if opener is None else (opener, size)
+
+
+class WriterStopped(OSError):
+    """A pipe's writer went quiet for :data:`IDLE_WAIT` seconds without closing it."""
+
+    def __init__(self, idle: float) -> None:
+        self.reason = f"nothing more came in {idle:g} s and the writer did not close the pipe; what came before was used"
+        super().__init__(self.reason)
+
+
+class IdleStream:
+    """A pipe read by descriptor, each wait for data bounded by ``idle`` seconds.
+
+    ``read``/``readinto`` behave like a buffered reader's (``read(n)`` returns ``n`` bytes unless the
+    input ends), but poll before each system call, so no call blocks longer than ``idle``.
+    """
+
+    def __init__(self, fd: int, idle: float, *, owned: bool = True) -> None:
+        self.fd = fd
+        self.idle = idle
+        self.owned = owned
+        self.stopped = False
+        self._poll = select.poll()
+        self._poll.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
+
+    def _wait(self) -> None:
+        if self.stopped:
+            raise WriterStopped(self.idle)
+        while True:
+            try:
+                if self._poll.poll(int(self.idle * 1000)):
+                    return
+            except InterruptedError:  # pragma: no cover - Python retries poll itself (PEP 475)
+                continue
+            self.stopped = True
+            raise WriterStopped(self.idle)
+
+    def readinto(self, view: memoryview | bytearray) -> int:
+        if not len(view):
+            return 0
+        self._wait()
+        return os.readv(self.fd, [view])
+
+    def read(self, n: int = -1) -> bytes:
+        out = bytearray()
+        while n < 0 or len(out) < n:
+            try:
+                self._wait()
+            except WriterStopped:
+                if not out:
+                    raise
+                break  # what came is returned now; the next call says the writer stopped
+            data = os.read(self.fd, 1 << 16 if n < 0 else min(n - len(out), 1 << 20))
+            if not data:
+                break
+            out += data
+        return bytes(out)
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def close(self) -> None:
+        if self.owned:
+            self.owned = False
+            os.close(self.fd)
 
 
 @lru_cache(maxsize=1)
@@ -101,8 +174,14 @@ def check_path(path: str) -> os.stat_result | None:
     return st
 
 
-def open_pipe(path: str, wait: float | None = None) -> Source:
-    """A named pipe as a source: wait up to ``wait`` seconds for a writer's data, then read it."""
+def _is_stream(st: os.stat_result) -> bool:
+    """Input that arrives as it is written: a pipe or a socket (a terminal is a person typing)."""
+    return stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode)
+
+
+def open_pipe(path: str, wait: float | None = None, idle: float | None = IDLE_WAIT) -> Source:
+    """A named pipe as a source: wait up to ``wait`` seconds for a writer's data, then read it
+    (each later wait bounded by ``idle`` seconds; None waits as long as the writer keeps it open)."""
     wait = PIPE_WAIT if wait is None else wait
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -117,15 +196,41 @@ def open_pipe(path: str, wait: float | None = None) -> Source:
                 "(start the program that writes to it first)"
             )
         os.set_blocking(fd, True)
-        stream = os.fdopen(fd, "rb")
+        stream: Any = IdleStream(fd, idle) if idle is not None else os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
     return Source(path, lambda: stream)  # the reader recognises gzip on the stream itself
 
 
-def open_inputs(paths: Iterable[str], *, wizard: bool = False) -> list[Source]:
-    """Sources for ``paths`` (``-`` is stdin); raises :class:`InputError` for the first bad one."""
+def _idle_source(p: str, st: os.stat_result | None, idle: float | None) -> Source | None:
+    """``p`` read through :class:`IdleStream` when it is a pipe or socket (stdin, ``<(…)``), else None."""
+    if idle is None:
+        return None
+    if p == "-":
+        try:
+            fd = sys.stdin.fileno()
+            st = os.fstat(fd)
+        except (OSError, ValueError, AttributeError):
+            return None
+        if not _is_stream(st):
+            return None
+        return Source(STDIN, lambda: cast(BinaryIO, IdleStream(fd, idle, owned=False)))  # a reader-like stream
+    if st is None or not _is_stream(st):
+        return None
+
+    def opener() -> Any:
+        return IdleStream(os.open(p, os.O_RDONLY), idle)
+
+    return Source(p, opener)
+
+
+def open_inputs(paths: Iterable[str], *, wizard: bool = False, idle: float | None = IDLE_WAIT) -> list[Source]:
+    """Sources for ``paths`` (``-`` is stdin); raises :class:`InputError` for the first bad one.
+
+    ``idle``: seconds a pipe may stay silent before its writer is taken to have stopped (see
+    :class:`IdleStream`); None for ``--follow``, which waits for new lines on purpose.
+    """
     paths = list(paths) or ["-"]
     for p in paths:  # every input is checked before any is read (or waited on)
         if p == "-":
@@ -137,6 +242,9 @@ def open_inputs(paths: Iterable[str], *, wizard: bool = False) -> list[Source]:
         st = check_path(p) if p != "-" else None
         if p == "-" and _piped is not None:
             sources.append(Source(STDIN, _piped[0], _piped[1]))
+        elif st is not None and is_named_pipe(st):
+            sources.append(open_pipe(p, idle=idle))
         else:
-            sources.append(open_pipe(p) if st is not None and is_named_pipe(st) else open_source(p))
+            source = open_source(p)  # the reader's checks and messages (missing, directory, permission)
+            sources.append(_idle_source(p, st, idle) or source)
     return sources

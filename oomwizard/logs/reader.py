@@ -182,8 +182,12 @@ class _Reader:
         try:
             return self.stream.read(n)
         except (EOFError, zlib.error, OSError) as e:
-            self.stats.damaged = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+            self._damaged(e)
             return b""
+
+    def _damaged(self, e: BaseException) -> None:
+        reason = getattr(e, "reason", None)  # an error that explains itself (a writer that stopped)
+        self.stats.damaged = reason if isinstance(reason, str) else f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
 
     def position(self) -> int:
         """Bytes of the input consumed so far (compressed bytes for gzip)."""
@@ -221,7 +225,7 @@ class _Reader:
                 else:
                     n = self.stream.readinto(view)  # type: ignore[attr-defined]
             except (EOFError, zlib.error, OSError) as e:
-                self.stats.damaged = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+                self._damaged(e)
                 n = 0
             n = n or 0
             self.stats.bytes_read += n

@@ -17,8 +17,9 @@ REDACTED = "<redacted>"
 SECRET_FLAGS: dict[str, str] = {
     # flag -> how many values argparse gives it: "+" one or more, "?" optional, "1" exactly one.
     # vLLM's --api-key takes several keys since 0.10.1 (``api_key: list[str]``, nargs "+"; one
-    # before); --hf-token may be given alone (nargs "?", then the cached login is used). Every
-    # word after --api-key up to the next option is hidden, whichever release wrote it.
+    # before, see API_KEY_LIST_SINCE); --hf-token may be given alone (nargs "?", then the cached
+    # login is used). Where the release is not known, every word after --api-key up to the next
+    # option is hidden.
     "--api-key": "+",
     "--hf-token": "?",
     "--ssl-keyfile-password": "1",
@@ -26,6 +27,20 @@ SECRET_FLAGS: dict[str, str] = {
     "--password": "1",
     "--secret": "1",
 }
+API_KEY_LIST_SINCE = (0, 10, 1)
+"""First vLLM release whose ``--api-key`` takes several keys; before it the word after the one
+key is the next argument (``vllm serve --api-key KEY MODEL`` names the model)."""
+
+
+def _nargs(flag: str, vllm_version: str | None) -> str:
+    """How many words ``flag`` takes in ``vllm_version`` (None: the most a release takes)."""
+    if flag == "--api-key" and vllm_version:
+        m = re.match(r"v?(\d+)\.(\d+)(?:\.(\d+))?", str(vllm_version).strip())
+        if m and tuple(int(x or 0) for x in m.groups()) < API_KEY_LIST_SINCE:
+            return "1"
+    return SECRET_FLAGS[flag]
+
+
 SHELL_VARS = {"--api-key": "VLLM_API_KEY", "--hf-token": "HF_TOKEN"}
 """The variable a rewritten command reads a secret flag's value from: VLLM_API_KEY is the one vLLM
 itself falls back to without --api-key, HF_TOKEN the Hugging Face hub's own. Other secret flags
@@ -170,14 +185,15 @@ def flag_name(tok: str) -> str | None:
     return norm if norm in SECRET_FLAGS else None
 
 
-def secret_value_spans(argv: list[str]) -> list[tuple[int, int, str]]:
-    """(first, end, flag) of the separate value words of every secret flag (``--api-key k1 k2``)."""
+def secret_value_spans(argv: list[str], vllm_version: str | None = None) -> list[tuple[int, int, str]]:
+    """(first, end, flag) of the separate value words of every secret flag (``--api-key k1 k2``),
+    as the argument parser of ``vllm_version`` takes them (None: of the release taking the most)."""
     spans = []
     i = 0
     while i < len(argv):
         flag = flag_name(argv[i])
         if flag and "=" not in argv[i]:
-            nargs, j = SECRET_FLAGS[flag], i + 1
+            nargs, j = _nargs(flag, vllm_version), i + 1
             while j < len(argv) and ((nargs == "1" and j == i + 1) or not argv[j].startswith("-")):
                 j += 1
                 if nargs != "+":
@@ -189,14 +205,26 @@ def secret_value_spans(argv: list[str]) -> list[tuple[int, int, str]]:
     return spans
 
 
-def redact_argv(argv: list[str]) -> list[str]:
-    """Hide every value of a secret flag and of ``NAME=value`` words with secret names."""
+def redact_argv(argv: list[str], vllm_version: str | None = None) -> list[str]:
+    """Hide every value of a secret flag and of ``NAME=value`` words with secret names.
+
+    Where ``vllm_version`` says a secret flag takes exactly one word, flag and value become one
+    ``--flag=<redacted>`` word: then no later pass, which cannot know the release, takes the word
+    after it (the model) for a second value."""
     out = list(argv)
     hidden = set()
-    for first, end, _ in secret_value_spans(out):
+    joined = set()
+    for first, end, flag in secret_value_spans(out, vllm_version):
+        if vllm_version and end == first + 1 and _nargs(flag, vllm_version) != SECRET_FLAGS[flag]:
+            out[first - 1] = f"{out[first - 1]}={REDACTED}"
+            joined.add(first)
+            continue
         for k in range(first, end):
             out[k] = REDACTED
             hidden.add(k)
+    if joined:
+        out = [w for k, w in enumerate(out) if k not in joined]
+        hidden = {k - sum(1 for j in joined if j < k) for k in hidden}
     for k, tok in enumerate(out):
         if k in hidden:
             continue

@@ -88,7 +88,9 @@ def test_the_payloads_reach_the_outputs(outputs: dict[str, tuple[str, str]]) -> 
     """The searched outputs do carry the hostile values (made visible), so clean means cleaned."""
     text = outputs["diagnose text"][0]
     assert "evil\\u202e.log" in text  # the file name, its escape sequences dropped, its bidi shown
-    assert any("vllm serve 'meta-llama/Llama" in ln and "\\u202e" in ln for ln in text.splitlines())
+    # the log's model name: its controls are removed where the log is cleaned, not only made visible
+    serve = [ln for ln in text.splitlines() if "vllm serve 'meta-llama/Llama" in ln]
+    assert serve and not any("\\u202e" in ln or "\\x9" in ln for ln in serve)
     assert "\\u202e" in outputs["show --set text"][0]
     assert "org/m" in outputs["detect text"][0]
     assert "cannot read" in outputs["diagnose missing and empty files"][1]
@@ -99,8 +101,8 @@ def test_json_escapes_c1_and_bidi(outputs: dict[str, tuple[str, str]], case: str
     stdout = outputs[case][0]
     data = json.loads(stdout)
     assert data
-    if case.startswith("diagnose"):  # fact values keep their characters, escaped
-        assert "\\u009b" in stdout and "\\u202e" in stdout
+    if case.startswith("diagnose"):  # the file name keeps its characters, escaped
+        assert "\\u202e" in stdout
 
 
 def test_machine_file_strings_are_escaped(inputs: dict[str, Path], outputs: dict[str, tuple[str, str]], tmp_path: Path) -> None:
