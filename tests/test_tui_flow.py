@@ -489,7 +489,7 @@ async def test_open_a_log_validates_the_path(tmp_path: Path) -> None:
         assert "No such file" in screen_text(app)
         box.value = str(tmp_path)
         await press(pilot, "enter")
-        assert "is a folder" in screen_text(app)
+        assert "is a folder" in " ".join(screen_text(app).split())  # the long path wraps the message
         assert si.read_paths == []
         log = tmp_path / "vllm.log.gz"
         log.write_bytes(b"\x1f\x8b")

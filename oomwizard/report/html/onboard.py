@@ -36,6 +36,7 @@ def esc(text: object) -> str:
 def js_regex(pattern: str) -> str:
     """A Python pattern of the diagnosis in JavaScript's dialect (named groups, inline flags)."""
     src = pattern.replace("(?P<", "(?<")
+    src = re.sub(r"\(\?[a-z]+\)", "", src)  # a global inline flag such as (?i): the page's flag covers it
     return re.sub(r"\(\?[a-z]+:", "(?:", src)  # case is ignored for the whole pattern in the page
 
 
