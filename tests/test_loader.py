@@ -233,3 +233,13 @@ def test_model_helpers() -> None:
     assert kb.node("gpu_arch") is kb.questions["gpu_arch"] and kb.node("beta-oom") is kb.leaves["beta-oom"] and kb.node("x") is None
     del kb.articles[("leaves", "beta-oom", "zh")]
     assert kb.article("leaves", "beta-oom", "zh").lang == "en"  # type: ignore[union-attr]
+
+
+def test_a_tag_the_safe_loader_refuses_is_a_located_problem(tmp_path: Path) -> None:
+    from oomwizard.kb.yamlsrc import load_yaml
+
+    f = tmp_path / "x.yaml"
+    f.write_text("a: 1\nb: !!python/object:os.system ''\n")
+    problems: list = []
+    assert load_yaml(f, "x.yaml", problems) is None
+    assert len(problems) == 1 and problems[0].line == 2 and "constructor" in problems[0].message

@@ -122,4 +122,9 @@ def load_yaml(path: Path, display: str, problems: list[Problem]) -> Any:
         return None
     if node is None:
         return None
-    return _convert(node, display, problems, yaml.SafeLoader(""))
+    try:
+        return _convert(node, display, problems, yaml.SafeLoader(""))
+    except yaml.MarkedYAMLError as e:  # a tag the safe loader refuses (!!python/object:…)
+        mark = e.problem_mark or e.context_mark
+        problems.append(Problem(display, mark.line + 1 if mark else None, f"YAML: {e.problem or e}"))
+        return None
