@@ -28,19 +28,8 @@ REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "oomwizard" / "demo" / "vllm-serve.log"
 HERE = f"{sys.version_info[0]}.{sys.version_info[1]}"
 
-_BLOCK = """import socket, sys
-def _refuse(*a, **k):
-    sys.stderr.write("NETWORK ATTEMPT\\n")
-    raise OSError("network blocked")
-class _NoSocket(socket.socket):
-    def __init__(self, family=-1, *a, **k):
-        if family in (socket.AF_INET, socket.AF_INET6, -1):
-            _refuse()
-        super().__init__(family, *a, **k)
-socket.socket = _NoSocket
-socket.create_connection = _refuse
-socket.getaddrinfo = _refuse
-"""
+sys.path.insert(0, str(Path(__file__).parent / "hostile"))
+from netblock import BLOCK as _BLOCK  # noqa: E402 - the same network block as the no-network suite
 
 
 def _netns() -> bool:

@@ -20,21 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DEMO_LOG = ROOT / "oomwizard" / "demo" / "vllm-serve.log"
 DEMO_MACHINE = ROOT / "oomwizard" / "demo" / "machine.json"
 
-# Written into a sitecustomize-like preamble: any network attempt is recorded and refused.
-_BLOCK = """
-import socket, sys
-def _refuse(*a, **k):
-    sys.stderr.write("NETWORK ATTEMPT\\n")
-    raise OSError("network blocked")
-class _NoSocket(socket.socket):
-    def __init__(self, family=-1, *a, **k):
-        if family in (socket.AF_INET, socket.AF_INET6, -1):
-            _refuse()
-        super().__init__(family, *a, **k)
-socket.socket = _NoSocket
-socket.create_connection = _refuse
-socket.getaddrinfo = _refuse
-"""
+from netblock import BLOCK as _BLOCK  # noqa: E402
 
 COMMANDS = [
     ["diagnose", str(DEMO_LOG), "--format", "json"],
