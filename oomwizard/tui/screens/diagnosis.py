@@ -155,7 +155,8 @@ class DiagnosisScreen(WizardScreen, FactsAware):
             opts.append(Option(Content(self.t("tui.diag.none")), id=NO_SCENARIO))
         options.set_options(opts)
         options.highlighted = min(keep, len(opts) - 1)
-        options.focus()
+        # The list sits below the inputs line: focusing it must not scroll the top of the diagnosis away.
+        options.focus(scroll_visible=False)
         self._detail(diag.matches[options.highlighted or 0] if diag.matches else None)
         self.query_one("#diag-facts", Static).update(self._facts_content(diag))
         warnings = hanging_grid(4)
