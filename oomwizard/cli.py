@@ -582,9 +582,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     restore = stdio.guard()
     try:
-        return _main(argv)
+        code = _main(argv)
     finally:
         restore()
+    if code == Exit.CANCELLED:
+        _forget_interrupt()
+    return code
+
+
+def _forget_interrupt() -> None:
+    """Exit with 130 after Ctrl+C, not by SIGINT. When a KeyboardInterrupt escapes an ``exec`` of a
+    string (``dataclasses`` and ``namedtuple`` build methods that way while a module is imported),
+    CPython marks the run as interrupted even though the exception was caught, and at exit kills
+    itself with SIGINT (``python -m`` runs). Evaluating one more string clears that mark."""
+    exec("")  # an empty string: nothing runs
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
