@@ -12,7 +12,7 @@ from typing import Any
 
 from ..i18n import Text
 from ..versions import Version
-from . import budget, kv
+from . import budget, hybrid, kv
 from .arch import DTYPE_BYTES, ModelDesc
 from .errors import PlanError
 from .inputs import KV_DTYPE_BYTES, LATEST, Inputs
@@ -147,15 +147,20 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
                           "V0 在上下文超过 32K 时默认开启分块预填充，剖析批次更小；请用 --max-num-batched-tokens 给出该版本的值"))
     seqs = inp.max_num_seqs or budget.default_max_num_seqs(release, total_gib, gpu["name"])
     block = _block_size(inp, m, gpu["name"], release, notes)
-    specs = kv.layer_specs(m.layers, tp=tp, pp=pp, dtype_bytes=kv_bytes, block_size=block, kv_cache_dtype=kvd)
+    state: dict[str, Any] = {}
+    if m.is_hybrid:
+        state = _state_pages(inp, m, tp, pp, kv_bytes, dtype, release, gpu["name"], max_len, notes)
+        block = state["block_size"]
+    state_kw = {"state_page": state.get("padded_page", 0), "state_block": max_len}
+    specs = kv.layer_specs(m.layers, tp=tp, pp=pp, dtype_bytes=kv_bytes, block_size=block, kv_cache_dtype=kvd, **state_kw)
     groups = kv.group(specs, release)
-    hybrid = len(groups.specs) > 1
+    mixed = len(groups.specs) > 1 and not m.is_hybrid
     kv_basis = "exact"
-    if hybrid and release < kv.v("0.11.0"):
+    if mixed and release < kv.v("0.11.0"):
         kv_basis = "estimated"
         notes.append(Text("sliding-window grouping before 0.11.0 was not read from that release's code; 0.11.0 rules used",
                           "0.11.0 之前的滑动窗口分组未按该版本代码核对；按 0.11.0 的规则计算"))
-    elif hybrid and release >= kv.v("0.20.0"):
+    elif mixed and release >= kv.v("0.20.0"):
         kv_basis = "estimated"
         notes.append(Text("from 0.20.0 vLLM may pack sliding-window and full-attention layers into other groups "
                           "(group_and_unify_kv_cache_specs, packed groups); the planner uses the 0.19 grouping",
@@ -173,14 +178,15 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
         per_tok, "exact",
         " + ".join(sorted({f"{sum(1 for x in specs if x == s)} x {s.kind} "
                            f"({'1 x ' + str(s.head_size) if s.kind == 'mla' else '2 x ' + str(s.heads) + ' x ' + str(s.head_size)}"
-                           f" x {s.dtype_bytes} B)" for s in specs})),
+                           f" x {s.dtype_bytes} B)" for s in specs if s.kind != "state"})),
         f"vllm/v1/kv_cache_interface.py page_size_bytes {rel_src}" if engine == "v1"
         else f"vllm/worker/cache_engine.py get_cache_block_size {rel_src}")
     quant = inp.quantization or m.quantization
     weights, wnum = _weights(inp, m, dtype_bytes, quant, tp, pp)
     numbers["weights_bytes_per_gpu"] = wnum
+    attn0 = next(s for s in specs if s.kind != "state")
     shape: dict[str, Any] = dict(hidden=m.hidden_size, inter_gpu=_inter(m) // tp, heads_gpu=m.num_attention_heads // tp,
-                 kv_heads_gpu=specs[0].heads, head_dim=specs[0].head_size, vocab=m.vocab_size, max_num_seqs=seqs,
+                 kv_heads_gpu=attn0.heads, head_dim=attn0.head_size, vocab=m.vocab_size, max_num_seqs=seqs,
                  dtype_bytes=dtype_bytes, tp=tp, layers_gpu=len(specs), counted_graphs=True)
     est = budget.estimate(batched_tokens=batched, **shape)
     mrv2 = budget.mrv2_default(release, m.architecture, m.is_moe, bool(quant))
@@ -239,18 +245,48 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     error = (_load_error(weights, total)
              or (budget.free_memory_error(free, total, util, requested, release) if free is not None else None)
              or kv.startup_error(check_specs, check_groups, available, max_len, in_flight,
-                                                            release, engine))
+                                                            release, engine)
+             or (hybrid.mamba_blocks_error(seqs, cap.num_blocks, release, inp.enforce_eager) if m.is_hybrid else None))
+    if state:
+        numbers["state_page_bytes"] = num(state["padded_page"], kv_basis, state["formula"], state["source"])
     settings = {"tp": tp, "pp": pp, "dp": inp.dp, "dtype": dtype, "quantization": quant, "kv_cache_dtype": kvd,
                 "max_model_len": max_len, "max_num_seqs": seqs, "max_num_batched_tokens": batched,
                 "gpu_memory_utilization": util, "block_size": block, "enforce_eager": inp.enforce_eager,
                 "model_runner": "v2" if mrv2 else "v1", "engine": engine}
     group_list = [{"kind": s.kind, "layers": n, "bytes_per_token": s.bytes_per_token * n,
-                   "page_size_bytes": s.page_size_bytes, **({"window": s.window} if s.window else {})}
+                   "page_size_bytes": s.page_size_bytes, **({"window": s.window} if s.window else {}),
+                   **({"state_bytes": state["state_page"]} if s.kind == "state" else {})}
                   for s, n in zip(groups.specs, groups.sizes, strict=True)]
     if inp.log_facts:
         notes.extend(_check_log(inp, groups, max_len))
     return Plan(inp, m, release, engine, gpu, settings, numbers, group_list, error is None, error, notes,
                 specs=specs, kv_groups=groups, check_specs=check_specs, check_groups=check_groups)
+
+
+def _state_pages(inp: Inputs, m: ModelDesc, tp: int, pp: int, kv_bytes: int, dtype: str, release: Version,
+                 gpu_name: str, max_len: int, notes: list[Text]) -> dict[str, Any]:
+    """The attention block size and the padded state page of a hybrid model (:mod:`.hybrid`)."""
+    hybrid.check_release(release, pp)
+    attn = next(layer for layer in m.layers if layer.kind != "state")
+    st = next(layer.state for layer in m.layers if layer.state is not None)
+    per_token = 2 * max(1, attn.num_kv_heads // tp) * attn.head_size * kv_bytes  # FullAttentionSpec, block_size=1
+    ssm, why = hybrid.ssm_dtype(m.model_type, m.config_ssm_dtype, dtype, release)
+    ssm_bytes = hybrid.DTYPE_BYTES.get(ssm)
+    if ssm_bytes is None:
+        raise PlanError(f"mamba_ssm_cache_dtype {ssm!r} is not modelled", f"不支持 mamba_ssm_cache_dtype {ssm!r}")
+    page = hybrid.state_bytes(st, tp, DTYPE_BYTES[dtype], ssm_bytes)
+    al = hybrid.align(per_token, page, inp.block_size, release, gpu_name, attn.head_size)
+    conv, temporal = hybrid.state_shapes(st, tp)
+    n_state = sum(1 for layer in m.layers if layer.kind == "state")
+    notes.append(Text(f"{n_state} {st.kind} state layers: conv {conv} x {dtype}, temporal {temporal} x {ssm} ({why}) = "
+                      f"{page:,} B per request; {al.note}",
+                      f"{n_state} 个 {st.kind} 状态层：conv {conv} x {dtype}，temporal {temporal} x {ssm} = 每请求 {page:,} B；"
+                      f"注意力块大小 {al.block_size} token，状态页填充到 {al.padded_page:,} B"))
+    return {"block_size": al.block_size, "state_page": page, "padded_page": al.padded_page,
+            "formula": f"state {page:,} B (prod(conv) x {dtype} + prod(temporal) x {ssm}) padded to block "
+                       f"{al.block_size} x {per_token:,} B", "source": "vllm/model_executor/layers/mamba/mamba_utils.py, "
+                       f"{'vllm/platforms/interface.py' if release >= kv.v('0.20.0') else 'vllm/model_executor/models/config.py'}"
+                       f" @{release.text}"}
 
 
 def _inter(m: ModelDesc) -> int:

@@ -26,6 +26,7 @@ def body(p: Plan) -> dict[str, Any]:
         "settings": p.settings,
         "kv_groups": p.groups,
         **{k: p.numbers[k] for k in KEYS},
+        **({"state_page_bytes": p.numbers["state_page_bytes"]} if "state_page_bytes" in p.numbers else {}),
         "fits": p.fits,
         "error": p.error,
         "suggestions": p.suggestions,

@@ -82,6 +82,41 @@ def quantization_of(cfg: dict[str, Any]) -> str | None:
     return method
 
 
+def _hybrid_linear(cfg: dict[str, Any], mt: str, h: int, attn: int) -> tuple[int, int]:
+    """(linear parameters, of which routed experts) of Qwen3-Next, Nemotron-H and Granite 4.0-H:
+    attention or state mixer per layer plus the layer's MLP/MoE (the models' own module layout)."""
+    n = int(cfg["num_hidden_layers"])
+    experts = int(cfg.get("num_experts") or cfg.get("num_local_experts") or cfg.get("n_routed_experts") or 0)
+    if mt == "qwen3_next":
+        nk, nv = int(cfg["linear_num_key_heads"]), int(cfg["linear_num_value_heads"])
+        dk, dv, k = int(cfg["linear_key_head_dim"]), int(cfg["linear_value_head_dim"]), int(cfg["linear_conv_kernel_dim"])
+        gdn = h * (2 * nk * dk + 2 * nv * dv) + h * 2 * nv + (2 * nk * dk + nv * dv) * k + nv * dv * h
+        full = sum(1 for i in range(n) if not (i + 1) % int(cfg.get("full_attention_interval") or 4))
+        gate = int(cfg["num_attention_heads"]) * int(cfg.get("head_dim") or h // int(cfg["num_attention_heads"])) * h
+        routed = n * experts * 3 * h * int(cfg["moe_intermediate_size"])
+        moe = routed + n * (3 * h * int(cfg.get("shared_expert_intermediate_size") or 0) + h * experts + h)
+        return full * (attn + gate) + (n - full) * gdn + moe, routed
+    if mt == "nemotron_h":
+        heads, hd = int(cfg["mamba_num_heads"]), int(cfg["mamba_head_dim"])
+        groups, st, k = int(cfg["n_groups"]), int(cfg["ssm_state_size"]), int(cfg["conv_kernel"])
+        inter, pattern = heads * hd, str(cfg["hybrid_override_pattern"])
+    else:
+        heads, hd = int(cfg["mamba_n_heads"]), int(cfg["mamba_d_head"])
+        groups, st, k = int(cfg["mamba_n_groups"]), int(cfg["mamba_d_state"]), int(cfg["mamba_d_conv"])
+        inter = int(cfg["mamba_expand"]) * h
+        pattern = "".join("M" if t == "mamba" else "*" for t in cfg["layer_types"])
+    conv_dim = inter + 2 * groups * st
+    mamba = h * (2 * inter + 2 * groups * st + heads) + conv_dim * k + inter * h
+    total = pattern.count("M") * mamba + pattern.count("*") * attn
+    routed = 0
+    if mt == "nemotron_h":
+        total += (pattern.count("-") + pattern.count("E")) * 2 * h * int(cfg.get("intermediate_size") or 0)
+    else:  # every Granite 4.0-H layer has a (shared) MLP after its mixer, and routed experts when MoE
+        routed = n * experts * 3 * h * int(cfg.get("intermediate_size") or 0)
+        total += routed + n * (3 * h * int(cfg.get("shared_intermediate_size") or 0) + h * experts)
+    return total, routed
+
+
 def count_params(cfg: dict[str, Any], mt: str) -> dict[str, int]:
     """Parameters by part (``embed``, ``head``, ``linear``, ``other``), as the architecture defines them."""
     h, n, v = int(cfg["hidden_size"]), int(cfg["num_hidden_layers"]), int(cfg["vocab_size"])
@@ -96,6 +131,11 @@ def count_params(cfg: dict[str, Any], mt: str) -> dict[str, int]:
         attn = q + h * (rank + rope) + rank * heads * (nope + vd) + heads * vd * h
     else:
         attn = h * heads * d + 2 * h * kv * d + heads * d * h
+    if mt in ("qwen3_next", "nemotron_h", "granitemoehybrid"):
+        linear, routed = _hybrid_linear(cfg, mt, h, attn)
+        tied = bool(cfg.get("tie_word_embeddings", False))
+        return {"embed": v * h, "head": 0 if tied else v * h, "linear": linear, "other": (2 * n + 1) * h,
+                "experts": routed}
     experts = int(cfg.get("num_local_experts") or cfg.get("num_experts") or cfg.get("n_routed_experts") or 0)
     moe_inter = int(cfg.get("moe_intermediate_size") or inter)
     shared = int(cfg.get("n_shared_experts") or 0) * moe_inter + int(cfg.get("shared_expert_intermediate_size") or 0)

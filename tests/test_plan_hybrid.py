@@ -1,0 +1,122 @@
+"""Hybrid models (Mamba2 / gated delta net state layers next to attention) against vLLM's arithmetic.
+
+Expected numbers are worked by hand from the released code, not taken from the planner:
+state shapes ``MambaStateShapeCalculator`` (vllm/model_executor/layers/mamba/mamba_utils.py),
+the block size ``16 x cdiv(state page, 16 x attention page per token)`` and the padding
+(HybridAttentionMambaModelConfig in vllm/model_executor/models/config.py @0.10.2-0.19.0;
+Platform._align_hybrid_block_size in vllm/platforms/interface.py @0.20.0-0.25.0), grouping
+and the KV lines (vllm/v1/core/kv_cache_utils.py), the Mamba block check
+(vllm/config/compilation.py @0.20.0).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from oomwizard.plan.arch import describe
+from oomwizard.plan.errors import PlanError
+from oomwizard.plan.inputs import Inputs
+from oomwizard.plan.planner import plan
+from oomwizard.plan.sources import bundled_models, load_model
+
+GIB = 1 << 30
+NANO = "nvidia/NVIDIA-Nemotron-Nano-9B-v2"
+QNEXT = "Qwen/Qwen3-Next-80B-A3B-Instruct"
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(a // -b)
+
+
+def _plan(model: str, release: str, **kw):
+    base = {"model": model, "gpu_memory_gib": 139.8, "vllm_version": release, "max_model_len": 131072}
+    return plan(Inputs(**{**base, **kw}))
+
+
+def test_nemotron_nano_block_size_matches_vllm_and_follows_the_ssm_dtype_per_release():
+    # conv (3, 128*80 + 2*8*128) and temporal (128, 80, 128): bf16 -> 73,728 + 2,621,440 B.
+    bf16_state = 3 * 12288 * 2 + 128 * 80 * 128 * 2
+    assert bf16_state == 2_695_168
+    attn_token = 2 * 8 * 128 * 2  # one attention layer, one token: 4096 B
+    for rel, ssm_bytes in (("0.10.2", 2), ("0.13.0", 2), ("0.19.0", 2), ("0.20.0", 4), ("0.25.0", 4)):
+        p = _plan(NANO, rel)
+        state = 3 * 12288 * 2 + 128 * 80 * 128 * ssm_bytes
+        block = 16 * cdiv(state, 16 * attn_token)
+        assert p.settings["block_size"] == block, rel
+        assert {g["page_size_bytes"] for g in p.groups} == {block * attn_token}
+        assert p.groups[0]["state_bytes"] == state
+    # vLLM printed "Setting attention block size to 672 tokens" for this model (vllm-project/vllm#24280)
+    assert _plan(NANO, "0.10.2").settings["block_size"] == 672
+    assert _plan(NANO, "0.20.0").settings["block_size"] == 1312  # float32 state from 0.20.0
+
+
+def test_qwen3_next_tp4_groups_blocks_tokens_concurrency():
+    # TP 4: conv (3, (128*16*2 + 128*32) / 4) = 3 x 2048, temporal (32/4, 128, 128), bf16.
+    state = 3 * 2048 * 2 + 8 * 128 * 128 * 2
+    attn_token = 2 * 1 * 256 * 2  # 2 KV heads / TP 4 -> 1 head per rank
+    block = 16 * cdiv(state, 16 * attn_token)
+    page = block * attn_token
+    assert (state, block, page) == (274_432, 272, 278_528)
+    avail = 10 * GIB
+    for rel in ("0.10.2", "0.11.0", "0.19.0"):
+        p = _plan(QNEXT, rel, tp=4, max_model_len=262144, kv_cache_memory_bytes=avail)
+        # 36 gated-delta-net layers and 12 attention layers: group size 12 -> 3 state groups + 1 attention group
+        assert [(g["kind"], g["layers"]) for g in p.groups] == [("state", 12)] * 3 + [("full", 12)]
+        blocks = avail // (12 * page)
+        assert p.value("num_blocks") == blocks
+        assert p.value("kv_tokens") == blocks // 4 * 272  # num_blocks // num_groups x min block size
+        per_request = 3 * 1 + cdiv(262144, 272)  # one state page per state group
+        assert p.value("max_concurrency") == round(blocks / per_request, 4)
+    p = _plan(QNEXT, "0.21.0", tp=4, max_model_len=262144, kv_cache_memory_bytes=avail)
+    blocks = avail // (12 * page)
+    assert p.value("kv_tokens") == int(blocks / (3 + cdiv(262144, 272)) * 262144)  # 0.21.0+: concurrency x length
+
+
+def test_qwen3_next_parameter_count_is_the_published_one():
+    m = load_model(QNEXT)
+    total = m.params["embed"] + m.params["head"] + m.params["linear"] + m.params["other"]
+    assert abs(total - 79_674_391_296) / 79_674_391_296 < 1e-6  # published total (model card)
+
+
+def test_mamba_blocks_below_max_num_seqs_refuse_to_start_from_0_20_0():
+    kw = {"tp": 4, "max_model_len": 32768, "kv_cache_memory_bytes": 2 * GIB, "max_num_seqs": 1024}
+    p = _plan(QNEXT, "0.20.0", **kw)
+    blocks = 2 * GIB // (12 * 278_528)
+    assert p.value("num_blocks") == blocks < 1024
+    assert not p.fits
+    assert p.error.startswith(f"max_num_seqs (1024) exceeds available Mamba cache blocks ({blocks}).")
+    assert _plan(QNEXT, "0.19.0", **kw).fits  # 0.18-0.19 cap the capture sizes instead
+    assert _plan(QNEXT, "0.20.0", enforce_eager=True, **kw).fits  # no FULL graphs to capture
+    assert _plan(QNEXT, "0.20.0", **{**kw, "max_num_seqs": blocks}).fits
+
+
+def test_hybrids_outside_the_modelled_range_fail_closed():
+    with pytest.raises(PlanError, match="prefix"):
+        _plan(QNEXT, "0.26.0", tp=4)
+    with pytest.raises(PlanError, match=r"0\.10\.2"):
+        _plan(NANO, "0.9.2")
+    with pytest.raises(PlanError, match="pipeline"):
+        _plan(NANO, "0.11.0", pp=2)
+    cfg = dict(bundled_models()[NANO])
+    cfg["hybrid_override_pattern"] = cfg["hybrid_override_pattern"][:-1]
+    with pytest.raises(PlanError, match="hybrid_override_pattern"):
+        describe(cfg, "broken", "test")
+    with pytest.raises(PlanError, match="state-space"):
+        describe({"model_type": "lfm2", "num_hidden_layers": 16}, "lfm2", "test")
+
+
+def test_cli_json_of_a_hybrid_plan_validates(capsys):
+    import json
+
+    from schemas import validate_output
+
+    from oomwizard.cli import main
+
+    code = main(["plan", "--model", QNEXT, "--gpu-memory", "139.8", "--tp", "4", "--vllm-version", "0.25.0",
+                 "--max-model-len", "262144", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert validate_output(doc) == "plan"
+    assert doc["state_page_bytes"]["value"] == 278_528
+    assert doc["settings"]["block_size"] == 272
+    assert [g["kind"] for g in doc["kv_groups"]] == ["state"] * 3 + ["full"]
+    assert code == (0 if doc["fits"] else 8)
