@@ -196,11 +196,8 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
         max(int(lf["max_model_len"]), 2048) if engine == "v0" and lf.get("max_model_len") else None)
     same_shape = (log_batched in (None, batched)) and int(lf.get("tp") or tp) == tp
     if lf.get("activation_peak_gib") is not None and not same_shape and log_batched:
-        old = budget.estimate(batched_tokens=int(log_batched), **shape).activation
-        act = int(float(lf["activation_peak_gib"]) * GIB) + est.activation - old
-        numbers["activation_peak_bytes"] = num(
-            act, "estimated", f"{lf['activation_peak_gib']} GiB measured in {inp.log_name} at {log_batched} tokens "
-                              f"+ ({est.activation:,} - {old:,}) B, the estimate's change for {batched} tokens")
+        numbers["activation_peak_bytes"] = _rescaled_activation(inp, est, budget.estimate(
+            batched_tokens=int(log_batched), **shape), int(log_batched), batched, int(lf.get("tp") or tp) == tp)
     else:
         numbers["activation_peak_bytes"] = _measured(inp, "activation_peak_gib", est.activation, est.activation_formula,
                                                      same_shape)
@@ -287,6 +284,25 @@ def _state_pages(inp: Inputs, m: ModelDesc, tp: int, pp: int, kv_bytes: int, dty
                        f"{al.block_size} x {per_token:,} B", "source": "vllm/model_executor/layers/mamba/mamba_utils.py, "
                        f"{'vllm/platforms/interface.py' if release >= kv.v('0.20.0') else 'vllm/model_executor/models/config.py'}"
                        f" @{release.text}"}
+
+
+def _rescaled_activation(inp: Inputs, est: budget.Estimates, old: budget.Estimates, log_batched: int, batched: int,
+                         same_tp: bool) -> dict[str, Any]:
+    """The log's activation peak moved to another profiling batch.
+
+    When the peak is in the layer stack at both sizes (every live tensor there is one row per
+    token, so it is proportional to the tokens), the measured peak is scaled by the token ratio;
+    otherwise (the sampler's logits dominate, or another TP) the estimate's change is added.
+    """
+    gib = inp.log_facts["activation_peak_gib"]
+    measured = int(float(gib) * GIB)
+    if same_tp and old.layer >= old.sampler and est.layer >= est.sampler:
+        act = measured * batched // log_batched
+        return num(act, "estimated", f"{gib} GiB measured in {inp.log_name} at {log_batched} tokens x {batched} / "
+                                     f"{log_batched}: the peak is one layer's tensors, one row per token")
+    act = measured + est.activation - old.activation
+    return num(act, "estimated", f"{gib} GiB measured in {inp.log_name} at {log_batched} tokens + "
+                                 f"({est.activation:,} - {old.activation:,}) B, the estimate's change for {batched} tokens")
 
 
 def _inter(m: ModelDesc) -> int:
