@@ -57,9 +57,10 @@ def kv_check(case: dict) -> dict:
     p = plan(_inputs(case))
     groups = p.kv_groups
     cspecs, cgroups = p.check_specs, p.check_groups
-    lo, hi = int((pr["kv_gib"] - 0.005) * GIB), int((pr["kv_gib"] + 0.005) * GIB)  # what prints as kv_gib
+    kv_gib = pr.get("kv_gib", 0.0)
+    lo, hi = int((kv_gib - 0.005) * GIB), int((kv_gib + 0.005) * GIB)  # what prints as kv_gib
     want = {k: pr[k] for k in ("blocks", "kv_tokens", "concurrency", "error_tokens", "needed_gib", "estimated_max_len")
-            if k in pr}
+            if k in pr and "kv_gib" in pr}
     step = max(1, groups.bytes_per_block // 4)
     seen: dict[str, set] = {k: set() for k in want}
     for avail in range(lo, hi + 1, step):
@@ -74,6 +75,9 @@ def kv_check(case: dict) -> dict:
             got["estimated_max_len"] = kv.estimate_max_len(cspecs, room, case["max_model_len"], flight, cgroups, p.release)
         for k in want:
             seen[k].add(got[k])
+    if "attention_block_size" in pr:  # hybrid models: the block size vLLM chose to fit a state page
+        want["attention_block_size"] = pr["attention_block_size"]
+        seen["attention_block_size"] = {p.settings["block_size"]}
     ok = all(want[k] in seen[k] for k in want) if want else None  # nothing printed to check
     return {"kv_ok": ok, "checked": sorted(want), "kv_bytes_per_token": p.value("kv_bytes_per_token"),
             "found": {k: sorted(v)[:3] for k, v in seen.items() if want[k] not in v}}

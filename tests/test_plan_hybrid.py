@@ -120,3 +120,37 @@ def test_cli_json_of_a_hybrid_plan_validates(capsys):
     assert doc["settings"]["block_size"] == 272
     assert [g["kind"] for g in doc["kv_groups"]] == ["state"] * 3 + ["full"]
     assert code == (0 if doc["fits"] else 8)
+
+
+def test_block_alignment_rules_per_release():
+    # Qwen3-Next TP 4: 274,432 B state, 1,024 B attention per token.
+    state, tok = 274_432, 1024
+    cases = [  # (release, gpu, --block-size, expected block)
+        ("0.11.0", "NVIDIA B200", None, 16 * cdiv(state, 16 * tok)),   # 32-alignment arrives in 0.11.1
+        ("0.11.1", "NVIDIA B200", None, 32 * cdiv(state, 32 * tok)),   # Blackwell, head size 256: 32
+        ("0.17.0", "NVIDIA H100", None, 16 * cdiv(state, 16 * tok)),
+        ("0.18.0", "NVIDIA B200", None, 16 * cdiv(state, 16 * tok)),   # the Blackwell rule is gone in 0.18
+        ("0.19.0", "NVIDIA H100", 512, 512),                           # a larger --block-size is kept
+        ("0.20.0", "NVIDIA H100", 64, 64 * cdiv(state, 64 * tok)),     # 0.20+: the block size is the alignment
+        ("0.25.0", "NVIDIA H100", None, 272),
+    ]
+    for rel, gpu, user, want in cases:
+        p = _plan(QNEXT, rel, tp=4, gpu=gpu, block_size=user)
+        assert p.settings["block_size"] == want, (rel, gpu, user)
+        assert p.value("state_page_bytes") == want * tok
+
+
+def test_benchmark_checks_the_block_size_vllm_printed_for_a_hybrid():
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_plan.py"
+    spec = importlib.util.spec_from_file_location("bench_plan", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    cases = {c["id"]: c for c in json.loads(bench.CASES.read_text("utf-8"))["cases"]}
+    case = cases["nemotron-nano-9b-v2-block"]
+    assert bench.kv_check(case)["kv_ok"]
+    assert not bench.kv_check({**case, "release": "0.20.0"})["kv_ok"]  # float32 state from 0.20.0: 1312 tokens
+    assert not bench.kv_check({**case, "kv_cache_dtype": "fp8"})["kv_ok"]  # half the attention page: 1328 tokens

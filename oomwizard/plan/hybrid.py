@@ -124,11 +124,14 @@ def align(attn_bytes_per_token: int, state_page: int, user_block: int | None, re
           gpu_name: str, head_size: int) -> Alignment:
     """Attention block size and padded state page: ``align x cdiv(state_page, align x attn page per token)``.
 
-    ``align`` is 16 (FlashAttention, FlashInfer and Triton kernel block size), 32 on Blackwell with
-    head size 256 under FlashInfer from 0.14.0; a smaller ``--block-size`` is raised, a larger one kept.
+    ``align``: 16, the smallest kernel block of FlashAttention/FlashInfer/Triton; 32 on Blackwell
+    with head size 256 (FlashInfer) in 0.11.1-0.17; from 0.20.0 ``max(smallest kernel block,
+    --block-size)``. Before 0.20.0 a larger ``--block-size`` is kept as it is.
     """
-    blackwell = any(x in gpu_name.upper() for x in ("B200", "B100", "GB200", "B300"))
-    a = 32 if blackwell and head_size == 256 and release >= _v("0.14.0") else 16
+    blackwell = any(x in gpu_name.upper() for x in ("B200", "B100", "GB200", "B300", "GB300"))
+    a = 32 if blackwell and head_size == 256 and _v("0.11.1") <= release < _v("0.18.0") else 16
+    if release >= _v("0.20.0") and user_block:
+        a = max(a, user_block)
     block = a * cdiv(state_page, a * attn_bytes_per_token)
     if user_block and user_block >= block:
         block = user_block
