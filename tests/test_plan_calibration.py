@@ -46,3 +46,17 @@ def test_h200_total_in_the_table_is_what_cuda_reports_on_a_real_h200():
     p = plan(Inputs(model="meta-llama/Llama-3.1-8B-Instruct", gpu="H200", vllm_version="0.20.0"))
     assert abs(p.gpu["total_bytes"] - cuda_total) < 0.01 * GIB
     assert p.gpu["total_bytes"] < 140 * GIB  # the marketed "141 GB" read as GiB would be 1.2 GiB too many
+
+
+def test_mxfp4_experts_are_padded_for_marlin_below_sm90():
+    # gpt-oss-20b: 24 layers x 32 experts, hidden 2880 -> 3072 (x256), intermediate 2880 -> 2944 (x128)
+    values = 3 * 2944 * 3072
+    padded = 24 * 32 * (values // 2 + values // 32 + (2 * 2944 + 3072) * 2)
+    base = {"model": "openai/gpt-oss-20b", "gpu_memory_gib": 79.15, "vllm_version": "0.19.0", "max_model_len": 131072}
+    a100 = plan(Inputs(gpu="A100 80GB", **base))
+    h100 = plan(Inputs(gpu="H100", **base))
+    unpadded = 24 * 32 * 3 * 2880 * 2880 * (0.5 + 1 / 32)
+    # the same checkpoint: only the experts' layout differs (Hopper runs unpadded Triton kernels)
+    assert abs(a100.value("weights_bytes_per_gpu") - (h100.value("weights_bytes_per_gpu") - unpadded + padded)) <= 1
+    # vLLM printed 13.72 GiB for the load on an A100 (benchmarks/plan_cases.json, gpt-oss-20b-a100-0190)
+    assert abs(a100.value("weights_bytes_per_gpu") / GIB - 13.72) / 13.72 < 0.01

@@ -17,7 +17,7 @@ from .arch import DTYPE_BYTES, ModelDesc
 from .errors import PlanError
 from .inputs import KV_DTYPE_BYTES, LATEST, Inputs
 from .sources import GIB, detect_gpu, gpu_from_table, load_model
-from .weights import estimated_bytes
+from .weights import estimated_bytes, mxfp4_marlin_expert_bytes
 
 
 def num(value: Any, basis: str, formula: str, source: str | None = None) -> dict[str, Any]:
@@ -182,7 +182,7 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
         f"vllm/v1/kv_cache_interface.py page_size_bytes {rel_src}" if engine == "v1"
         else f"vllm/worker/cache_engine.py get_cache_block_size {rel_src}")
     quant = inp.quantization or m.quantization
-    weights, wnum = _weights(inp, m, dtype_bytes, quant, tp, pp)
+    weights, wnum = _weights(inp, m, dtype_bytes, quant, tp, pp, gpu["name"])
     numbers["weights_bytes_per_gpu"] = wnum
     attn0 = next(s for s in specs if s.kind != "state")
     shape: dict[str, Any] = dict(hidden=m.hidden_size, inter_gpu=_inter(m) // tp, heads_gpu=m.num_attention_heads // tp,
@@ -309,7 +309,8 @@ def _inter(m: ModelDesc) -> int:
     return m.intermediate_size or 4 * m.hidden_size
 
 
-def _weights(inp: Inputs, m: ModelDesc, dtype_bytes: int, quant: str | None, tp: int, pp: int) -> tuple[int, dict]:
+def _weights(inp: Inputs, m: ModelDesc, dtype_bytes: int, quant: str | None, tp: int, pp: int,
+             gpu_name: str = "") -> tuple[int, dict]:
     lf = inp.log_facts
     if lf.get("weights_gib") is not None:
         log_tp = int(lf.get("tp") or 1)
@@ -320,7 +321,8 @@ def _weights(inp: Inputs, m: ModelDesc, dtype_bytes: int, quant: str | None, tp:
         w = m.weight_file_bytes // (tp * pp)
         return w, num(w, "estimated", f"{m.weight_file_bytes:,} B ({m.weight_file_source}) / (TP {tp} x PP {pp}); "
                                       "vLLM's load adds small buffers and pads the vocabulary")
-    total, how = estimated_bytes(m.params, dtype_bytes, quant)
+    experts = mxfp4_marlin_expert_bytes(m.params, gpu_name) if quant == "mxfp4" else None
+    total, how = estimated_bytes(m.params, dtype_bytes, quant, experts)
     w = int(total / (tp * pp))
     return w, num(w, "estimated", f"({how}) / (TP {tp} x PP {pp})")
 

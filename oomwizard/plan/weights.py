@@ -149,11 +149,42 @@ def count_params(cfg: dict[str, Any], mt: str) -> dict[str, int]:
     linear = n * attn + dense_layers * mlp_dense + moe_layers * mlp_moe
     tied = bool(cfg.get("tie_word_embeddings", False))
     return {"embed": v * h, "head": 0 if tied else v * h, "linear": linear, "other": (2 * n + 1) * h,
-            "experts": moe_layers * experts * 3 * h * moe_inter}
+            "experts": moe_layers * experts * 3 * h * moe_inter, "n_experts": experts, "moe_inter": moe_inter,
+            "moe_layers": moe_layers, "hidden": h}
 
 
-def estimated_bytes(params: dict[str, int], dtype_bytes: int, quant: str | None) -> tuple[float, str]:
-    """Checkpoint bytes from the parameter count; quantized methods shrink linear layers only."""
+MARLIN_GPUS = ("A100", "A800", "A10", "A30", "A40", "A6000", "L4", "L40", "RTX 30", "RTX 40", "RTX A", "RTX 6000 ADA",
+               "3090", "4090", "3080", "4080")
+"""GPUs below compute capability 9.0: vLLM's MXFP4 MoE runs the Marlin kernel there."""
+
+
+def mxfp4_marlin_expert_bytes(params: dict[str, int], gpu_name: str) -> tuple[int, str] | None:
+    """Expert weights of an MXFP4 checkpoint as vLLM allocates them for the Marlin MoE kernel (GPUs
+    below SM90): intermediate rounded up to 128 and hidden to 256 (``Mxfp4MoEMethod.create_weights``,
+    ``vllm/model_executor/layers/quantization/mxfp4.py`` @0.10.1-0.18;
+    ``mxfp4_round_up_hidden_size_and_intermediate_size`` in ``fused_moe/oracle/mxfp4.py`` @0.19+), with
+    e8m0 scales per 32 values and bf16 biases. ``None`` when no such padding applies."""
+    name = gpu_name.upper()
+    if not params.get("n_experts") or not any(g in name for g in MARLIN_GPUS):
+        return None
+    e, layers = params["n_experts"], params["moe_layers"]
+    i_pad = -(params["moe_inter"] // -128) * 128
+    h_pad = -(params["hidden"] // -256) * 256
+    values = 3 * i_pad * h_pad  # w13 [2I, H] and w2 [H, I]
+    per_layer = e * (values // 2 + values // 32 + (2 * i_pad + h_pad) * 2)
+    return layers * per_layer, (f"{layers} layers x {e} experts x 3 x {i_pad} x {h_pad} (padded for Marlin) x "
+                                f"(0.5 + 1/32) B + bf16 biases")
+
+
+def estimated_bytes(params: dict[str, int], dtype_bytes: int, quant: str | None,
+                    experts_bytes: tuple[int, str] | None = None) -> tuple[float, str]:
+    """Checkpoint bytes from the parameter count; quantized methods shrink linear layers only.
+
+    ``experts_bytes`` replaces the experts' share when the loader lays them out differently (Marlin)."""
+    if quant == "mxfp4" and experts_bytes:
+        rest_params = dict(params, linear=params["linear"] - params["experts"], experts=0)
+        rest, how = estimated_bytes(rest_params, dtype_bytes, None)
+        return rest + experts_bytes[0], f"{how} + experts {experts_bytes[1]}"
     per = QUANT_BYTES.get(quant) if quant else None
     quantized = params["experts"] if quant == "mxfp4" else params["linear"]  # mxfp4 checkpoints quantize experts only
     lin = quantized * (per or dtype_bytes) + (params["linear"] - quantized) * dtype_bytes
