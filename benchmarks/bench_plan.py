@@ -8,6 +8,7 @@ Two checks per case, where the log printed what they need:
 * KV arithmetic: from the printed "Available KV cache memory" (rounded to 0.01 GiB, so every byte
   count in that interval is tried) the planner's blocks, "GPU KV cache size" tokens, concurrency,
   the start-up error's needed GiB and estimated length must include what vLLM printed. Pass/fail.
+* Hybrid models: the attention block size vLLM chose to hold a state page, where it was printed.
 * Budget: the available KV memory predicted without the log (weights, activation peak, non-torch
   estimated), and with the log of an earlier start of the same model (``calibrate_from``), as a
   percentage error against the printed figure.
