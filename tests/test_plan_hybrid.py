@@ -154,3 +154,35 @@ def test_benchmark_checks_the_block_size_vllm_printed_for_a_hybrid():
     assert bench.kv_check(case)["kv_ok"]
     assert not bench.kv_check({**case, "release": "0.20.0"})["kv_ok"]  # float32 state from 0.20.0: 1312 tokens
     assert not bench.kv_check({**case, "kv_cache_dtype": "fp8"})["kv_ok"]  # half the attention page: 1328 tokens
+
+
+QWEN35_9B_TEXT = {  # the text part of a Qwen3.5 9B config.json
+    "model_type": "qwen3_5_text", "num_hidden_layers": 32, "hidden_size": 4096, "intermediate_size": 12288,
+    "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 256, "vocab_size": 248320,
+    "layer_types": (["linear_attention"] * 3 + ["full_attention"]) * 8, "linear_conv_kernel_dim": 4,
+    "linear_key_head_dim": 128, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
+    "linear_value_head_dim": 128, "mamba_ssm_dtype": "float32", "dtype": "bfloat16",
+    "max_position_embeddings": 262144,
+}
+
+
+def test_qwen3_5_takes_the_state_dtype_from_its_config_from_0_17_0(tmp_path):
+    import json
+
+    cfg = {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
+           "text_config": QWEN35_9B_TEXT}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    conv = 3 * (128 * 16 * 2 + 128 * 32) * 2  # bf16 conv state
+    attn_token = 2 * 4 * 256 * 2
+    f32 = conv + 32 * 128 * 128 * 4  # Qwen3_5ForConditionalGenerationConfig: mamba_ssm_dtype float32
+    for rel in ("0.17.0", "0.20.0", "0.25.0"):
+        p = _plan(str(path), rel, max_model_len=32768)
+        assert p.settings["block_size"] == 16 * cdiv(f32, 16 * attn_token) == 528
+        assert [(g["kind"], g["layers"]) for g in p.groups] == [("state", 8)] * 3 + [("full", 8)]
+    # another architecture name is not in vLLM's config map: the state follows the model dtype
+    path.write_text(json.dumps({**cfg, "architectures": ["Qwen3_5ForCausalLM"]}))
+    assert _plan(str(path), "0.20.0", max_model_len=32768).settings["block_size"] == 16 * cdiv(
+        conv + 32 * 128 * 128 * 2, 16 * attn_token) == 272
+    with pytest.raises(PlanError, match=r"Qwen3\.5"):
+        _plan(str(path), "0.16.0")

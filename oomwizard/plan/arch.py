@@ -2,7 +2,7 @@
 
 Only architectures whose KV cache layout is known exactly are accepted: standard attention
 (MHA/GQA/MQA), per-layer sliding windows, MLA, and the hybrids whose state layers vLLM sizes from
-the config alone (Qwen3-Next gated delta net, Nemotron-H and Granite 4.0-H Mamba2). Other
+the config alone (Qwen3-Next and Qwen3.5 gated delta net, Nemotron-H and Granite 4.0-H Mamba2). Other
 state-space and linear-attention layers, chunked local attention and anything unrecognised fail
 closed with a message naming the file or option to provide, because a guessed layout would make
 every "exact" number wrong.
@@ -24,9 +24,10 @@ STANDARD = {"llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen2_moe", "qwen3
 
 MLA_TYPES = {"deepseek_v2", "deepseek_v3", "kimi_k2"}
 HYBRID_TYPES = {"jamba", "falcon_h1", "bamba", "zamba2", "mamba", "mamba2", "lfm2", "minimax_text_01", "minimax_m1",
-                "plamo2", "kimi_linear", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"}
-"""Hybrids whose state layers are not modelled (Mamba1, short conv, MiniMax linear attention, KDA, Qwen3.5)."""
-STATE_HYBRIDS = {"qwen3_next", "nemotron_h", "granitemoehybrid"}
+                "plamo2", "kimi_linear"}
+"""Hybrids whose state layers are not modelled (Mamba1, short conv, MiniMax linear attention, KDA)."""
+QWEN35_TYPES = {"qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"}
+STATE_HYBRIDS = {"qwen3_next", "nemotron_h", "granitemoehybrid", *QWEN35_TYPES}
 """Hybrids modelled: the state shapes follow from the config (``get_mamba_state_shape_from_config``)."""
 CHUNKED_TYPES = {"llama4", "llama4_text"}
 
@@ -80,6 +81,8 @@ def _text_config(cfg: dict[str, Any]) -> dict[str, Any]:
     if isinstance(text, dict) and text.get("num_hidden_layers"):
         merged = dict(text)
         merged.setdefault("model_type", cfg.get("model_type"))
+        if cfg.get("architectures"):
+            merged.setdefault("architectures", cfg["architectures"])
         merged.setdefault("torch_dtype", cfg.get("torch_dtype") or cfg.get("dtype"))
         if "quantization_config" in cfg:
             merged.setdefault("quantization_config", cfg["quantization_config"])
@@ -173,7 +176,7 @@ def describe(cfg: dict[str, Any], name: str, source: str) -> ModelDesc:
         intermediate_size=int(cfg.get("intermediate_size") or 0), num_attention_heads=heads,
         quantization=quantization_of(cfg), source=source,
         is_moe=bool(cfg.get("num_local_experts") or cfg.get("num_experts") or cfg.get("n_routed_experts")),
-        config_ssm_dtype=str(cfg["mamba_ssm_cache_dtype"]) if cfg.get("mamba_ssm_cache_dtype") else None,
+        config_ssm_dtype=str(cfg.get("mamba_ssm_cache_dtype") or cfg.get("mamba_ssm_dtype") or "") or None,
     )
     desc.params = count_params(cfg, mt)
     return desc
@@ -182,14 +185,14 @@ def describe(cfg: dict[str, Any], name: str, source: str) -> ModelDesc:
 def _hybrid_layers(cfg: dict[str, Any], mt: str, n: int, kv_heads: int, head_dim: int, name: str) -> list[Layer]:
     """Attention and state layers in model order; layers without a cache (MLP, MoE) are left out.
 
-    Qwen3-Next: ``layer_types`` or every 4th layer full attention (its configuration class);
+    Qwen3-Next and Qwen3.5: ``layer_types`` or every 4th layer full attention (their configuration classes);
     Nemotron-H: ``hybrid_override_pattern`` (M Mamba2, * attention, - MLP, E MoE); Granite 4.0-H:
     ``layer_types`` (mamba / attention). Shapes: ``get_mamba_state_shape_from_config`` of each model.
     """
     def need(key: str) -> int:
         return _int(cfg, key, "state layer shape")
 
-    if mt == "qwen3_next":
+    if mt == "qwen3_next" or mt in QWEN35_TYPES:
         interval = int(cfg.get("full_attention_interval") or 4)
         kinds = cfg.get("layer_types") or ["linear_attention" if (i + 1) % interval else "full_attention"
                                            for i in range(n)]

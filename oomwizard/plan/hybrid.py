@@ -72,14 +72,21 @@ def state_shapes(layer: StateLayer, tp: int) -> tuple[tuple[int, ...], tuple[int
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 
 
-def ssm_dtype(model_type: str, config_ssm_dtype: str | None, model_dtype: str, release: Version) -> tuple[str, str]:
+QWEN35_ARCHS = {"Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration"}
+
+
+def ssm_dtype(model_type: str, architecture: str, config_ssm_dtype: str | None, model_dtype: str,
+              release: Version) -> tuple[str, str]:
     """The temporal state's dtype and why: ``mamba_ssm_cache_dtype`` 'auto' follows the model dtype,
     except for Nemotron-H, which 0.13-0.19 set to the config's value or float16, 0.20+ to it or float32
-    (``NemotronHForCausalLMConfig``)."""
+    (``NemotronHForCausalLMConfig``), and Qwen3.5, set to the config's ``mamba_ssm_dtype``
+    (``Qwen3_5ForConditionalGenerationConfig``, for those architectures)."""
     if model_type == "nemotron_h" and release >= _v("0.13.0"):
         default = "float32" if release >= _v("0.20.0") else "float16"
         got = config_ssm_dtype or default
         return got, f"NemotronHForCausalLMConfig @{release.text}: config's mamba_ssm_cache_dtype or {default}"
+    if architecture in QWEN35_ARCHS and config_ssm_dtype:
+        return config_ssm_dtype, f"Qwen3_5ForConditionalGenerationConfig @{release.text}: config's mamba_ssm_dtype"
     return model_dtype, "mamba_ssm_cache_dtype 'auto': the model dtype"
 
 
@@ -94,7 +101,10 @@ def state_bytes(layer: StateLayer, tp: int, conv_bytes: int, ssm_bytes: int) -> 
     return n_conv * conv_bytes + n_tmp * ssm_bytes
 
 
-def check_release(release: Version, pp: int) -> None:
+def check_release(release: Version, pp: int, model_type: str = "") -> None:
+    if model_type.startswith("qwen3_5") and release < _v("0.17.0"):
+        raise PlanError(f"vLLM {release.text} has no Qwen3.5 support (added in 0.17.0)",
+                        f"vLLM {release.text} 不支持 Qwen3.5（0.17.0 起支持）")
     if release < _v("0.10.2"):
         raise PlanError(f"vLLM {release.text}: hybrid state pages are modelled from 0.10.2 on; pass --log of a real start",
                         f"vLLM {release.text}：混合模型的状态页自 0.10.2 起才有模型；请用 --log 给出真实启动日志")

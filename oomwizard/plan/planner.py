@@ -263,11 +263,11 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
 def _state_pages(inp: Inputs, m: ModelDesc, tp: int, pp: int, kv_bytes: int, dtype: str, release: Version,
                  gpu_name: str, max_len: int, notes: list[Text]) -> dict[str, Any]:
     """The attention block size and the padded state page of a hybrid model (:mod:`.hybrid`)."""
-    hybrid.check_release(release, pp)
+    hybrid.check_release(release, pp, m.model_type)
     attn = next(layer for layer in m.layers if layer.kind != "state")
     st = next(layer.state for layer in m.layers if layer.state is not None)
     per_token = 2 * max(1, attn.num_kv_heads // tp) * attn.head_size * kv_bytes  # FullAttentionSpec, block_size=1
-    ssm, why = hybrid.ssm_dtype(m.model_type, m.config_ssm_dtype, dtype, release)
+    ssm, why = hybrid.ssm_dtype(m.model_type, m.architecture, m.config_ssm_dtype, dtype, release)
     ssm_bytes = hybrid.DTYPE_BYTES.get(ssm)
     if ssm_bytes is None:
         raise PlanError(f"mamba_ssm_cache_dtype {ssm!r} is not modelled", f"不支持 mamba_ssm_cache_dtype {ssm!r}")

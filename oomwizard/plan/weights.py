@@ -87,15 +87,18 @@ def _hybrid_linear(cfg: dict[str, Any], mt: str, h: int, attn: int) -> tuple[int
     attention or state mixer per layer plus the layer's MLP/MoE (the models' own module layout)."""
     n = int(cfg["num_hidden_layers"])
     experts = int(cfg.get("num_experts") or cfg.get("num_local_experts") or cfg.get("n_routed_experts") or 0)
-    if mt == "qwen3_next":
+    if mt == "qwen3_next" or mt.startswith("qwen3_5"):
         nk, nv = int(cfg["linear_num_key_heads"]), int(cfg["linear_num_value_heads"])
         dk, dv, k = int(cfg["linear_key_head_dim"]), int(cfg["linear_value_head_dim"]), int(cfg["linear_conv_kernel_dim"])
         gdn = h * (2 * nk * dk + 2 * nv * dv) + h * 2 * nv + (2 * nk * dk + nv * dv) * k + nv * dv * h
         full = sum(1 for i in range(n) if not (i + 1) % int(cfg.get("full_attention_interval") or 4))
         gate = int(cfg["num_attention_heads"]) * int(cfg.get("head_dim") or h // int(cfg["num_attention_heads"])) * h
-        routed = n * experts * 3 * h * int(cfg["moe_intermediate_size"])
-        moe = routed + n * (3 * h * int(cfg.get("shared_expert_intermediate_size") or 0) + h * experts + h)
-        return full * (attn + gate) + (n - full) * gdn + moe, routed
+        if experts:
+            routed = n * experts * 3 * h * int(cfg["moe_intermediate_size"])
+            mlp = routed + n * (3 * h * int(cfg.get("shared_expert_intermediate_size") or 0) + h * experts + h)
+        else:  # dense Qwen3.5
+            routed, mlp = 0, n * 3 * h * int(cfg.get("intermediate_size") or 0)
+        return full * (attn + gate) + (n - full) * gdn + mlp, routed
     if mt == "nemotron_h":
         heads, hd = int(cfg["mamba_num_heads"]), int(cfg["mamba_head_dim"])
         groups, st, k = int(cfg["n_groups"]), int(cfg["ssm_state_size"]), int(cfg["conv_kernel"])
@@ -131,7 +134,7 @@ def count_params(cfg: dict[str, Any], mt: str) -> dict[str, int]:
         attn = q + h * (rank + rope) + rank * heads * (nope + vd) + heads * vd * h
     else:
         attn = h * heads * d + 2 * h * kv * d + heads * d * h
-    if mt in ("qwen3_next", "nemotron_h", "granitemoehybrid"):
+    if mt in ("qwen3_next", "nemotron_h", "granitemoehybrid") or mt.startswith("qwen3_5"):
         linear, routed = _hybrid_linear(cfg, mt, h, attn)
         tied = bool(cfg.get("tie_word_embeddings", False))
         return {"embed": v * h, "head": 0 if tied else v * h, "linear": linear, "other": (2 * n + 1) * h,
