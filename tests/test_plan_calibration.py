@@ -60,3 +60,14 @@ def test_mxfp4_experts_are_padded_for_marlin_below_sm90():
     assert abs(a100.value("weights_bytes_per_gpu") - (h100.value("weights_bytes_per_gpu") - unpadded + padded)) <= 1
     # vLLM printed 13.72 GiB for the load on an A100 (benchmarks/plan_cases.json, gpt-oss-20b-a100-0190)
     assert abs(a100.value("weights_bytes_per_gpu") / GIB - 13.72) / 13.72 < 0.01
+
+
+def test_bundled_tables_say_what_each_entry_was_checked_against():
+    from oomwizard.plan.sources import bundled_gpus, bundled_models
+
+    for g in bundled_gpus():
+        assert g.get("verified"), g["name"]
+        if g.get("total_gib_seen"):
+            assert g["total_gib_seen"] < g["memory_gb"], g["name"]  # CUDA sees less than the marketed size
+    for name in ("Qwen/Qwen3-Next-80B-A3B-Instruct", "nvidia/NVIDIA-Nemotron-Nano-9B-v2"):
+        assert "huggingface.co/" in bundled_models()[name]["_source"]
