@@ -4,8 +4,9 @@ Expected numbers are worked by hand from the released code, not taken from the p
 state shapes ``MambaStateShapeCalculator`` (vllm/model_executor/layers/mamba/mamba_utils.py),
 the block size ``16 x cdiv(state page, 16 x attention page per token)`` and the padding
 (HybridAttentionMambaModelConfig in vllm/model_executor/models/config.py @0.10.2-0.19.0;
-Platform._align_hybrid_block_size in vllm/platforms/interface.py @0.20.0-0.25.0), grouping
-and the KV lines (vllm/v1/core/kv_cache_utils.py), the Mamba block check
+Platform._align_hybrid_block_size in vllm/platforms/interface.py @0.20.0-0.28.0), grouping
+and the KV lines (vllm/v1/core/kv_cache_utils.py), mamba_cache_mode (MambaModelConfig and
+MambaSpec.max_memory_usage_bytes @0.26.0-0.28.0), the Mamba block check
 (vllm/config/compilation.py @0.20.0).
 """
 
@@ -91,8 +92,10 @@ def test_mamba_blocks_below_max_num_seqs_refuse_to_start_from_0_20_0():
 
 
 def test_hybrids_outside_the_modelled_range_fail_closed():
-    with pytest.raises(PlanError, match="prefix"):
-        _plan(QNEXT, "0.26.0", tp=4)
+    with pytest.raises(PlanError, match="mamba_cache_mode 'all'"):
+        _plan(NANO, "0.26.0")  # Nemotron-H caches prefixes in chunk-aligned "all" mode in 0.26-0.27
+    with pytest.raises(PlanError, match=r"up to 0\.28"):
+        _plan(QNEXT, "0.29.0", tp=4)
     with pytest.raises(PlanError, match=r"0\.10\.2"):
         _plan(NANO, "0.9.2")
     with pytest.raises(PlanError, match="pipeline"):
@@ -186,3 +189,22 @@ def test_qwen3_5_takes_the_state_dtype_from_its_config_from_0_17_0(tmp_path):
         conv + 32 * 128 * 128 * 2, 16 * attn_token) == 272
     with pytest.raises(PlanError, match=r"Qwen3\.5"):
         _plan(str(path), "0.16.0")
+
+
+def test_align_mode_from_0_26_keeps_two_state_pages_per_request():
+    # prefix caching is on for hybrids from 0.26.0; Qwen3-Next gets mamba_cache_mode "align":
+    # the same 272-token block, and cdiv(2 x page, page) = 2 blocks per state group per request.
+    page, avail = 278_528, 10 * GIB
+    blocks = avail // (12 * page)
+    for rel in ("0.26.0", "0.27.0", "0.28.0"):
+        p = _plan(QNEXT, rel, tp=4, max_model_len=262144, kv_cache_memory_bytes=avail)
+        assert p.settings["block_size"] == 272
+        per_request = 3 * 2 + cdiv(262144, 272)
+        assert p.value("max_concurrency") == round(blocks / per_request, 4)
+        assert p.value("kv_tokens") == int(blocks / per_request * 262144)
+        assert p.value("kv_bytes_needed_one_request") == 12 * page * per_request  # _max_memory_usage_bytes_from_groups
+    before = _plan(QNEXT, "0.25.0", tp=4, max_model_len=262144, kv_cache_memory_bytes=avail)
+    assert before.value("max_concurrency") == round(blocks / (3 + cdiv(262144, 272)), 4)
+    # Nemotron-H keeps "all" mode (refused) in 0.26-0.27 and goes to "align" in 0.28
+    p = _plan(NANO, "0.28.0", kv_cache_memory_bytes=avail)
+    assert p.settings["block_size"] == 1312

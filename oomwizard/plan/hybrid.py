@@ -7,10 +7,13 @@ the attention page (``HybridAttentionMambaModelConfig``, ``vllm/model_executor/m
 up to 0.19; ``Platform._align_hybrid_block_size``, ``vllm/platforms/interface.py``, from 0.20.0).
 State shapes are ``MambaStateShapeCalculator`` in ``vllm/model_executor/layers/mamba/mamba_utils.py``.
 
-Modelled for 0.10.2-0.25.x, where prefix caching is off by default for hybrid models
-(``ModelConfig.is_prefix_caching_supported``): one state page per request. From 0.26.0 hybrid
-models cache prefixes by default (``mamba_cache_mode`` align/all), which changes both the block
-size and the pages per request; those releases fail closed.
+Modelled for 0.10.2-0.28.x. Up to 0.25 prefix caching is off by default for hybrid models
+(``ModelConfig.is_prefix_caching_supported``): ``mamba_cache_mode`` "none", one state page per
+request. From 0.26.0 it is on, and ``MambaModelConfig`` picks "align" (two state pages per
+request, ``MambaSpec.max_memory_usage_bytes``; the same block size) or, in 0.26-0.27 for models
+with Mamba prefix caching (Nemotron-H, Granite 4.0-H), "all", whose chunk-aligned blocks are not
+modelled. 0.29.0 adds prefill checkpoint blocks and 0.33.0 a new KV cache planner; those
+releases fail closed.
 """
 
 from __future__ import annotations
@@ -101,6 +104,19 @@ def state_bytes(layer: StateLayer, tp: int, conv_bytes: int, ssm_bytes: int) -> 
     return n_conv * conv_bytes + n_tmp * ssm_bytes
 
 
+ALL_MODE_TYPES = {"nemotron_h", "granitemoehybrid"}
+"""Models whose class supports Mamba prefix caching (``SupportsMambaPrefixCaching``) in 0.26-0.27."""
+
+
+def cache_mode(release: Version, model_type: str) -> str:
+    """``mamba_cache_mode`` with the release's default prefix caching (``MambaModelConfig``)."""
+    if release < _v("0.26.0"):
+        return "none"
+    if release < _v("0.28.0") and model_type in ALL_MODE_TYPES:
+        return "all"
+    return "align"
+
+
 def check_release(release: Version, pp: int, model_type: str = "") -> None:
     if model_type.startswith("qwen3_5") and release < _v("0.17.0"):
         raise PlanError(f"vLLM {release.text} has no Qwen3.5 support (added in 0.17.0)",
@@ -108,13 +124,18 @@ def check_release(release: Version, pp: int, model_type: str = "") -> None:
     if release < _v("0.10.2"):
         raise PlanError(f"vLLM {release.text}: hybrid state pages are modelled from 0.10.2 on; pass --log of a real start",
                         f"vLLM {release.text}：混合模型的状态页自 0.10.2 起才有模型；请用 --log 给出真实启动日志")
-    if release >= _v("0.26.0"):
-        raise PlanError(f"vLLM {release.text} caches prefixes of hybrid models by default (mamba_cache_mode), which "
-                        "changes the block size and the state pages per request; the planner models 0.10.2-0.25 for "
-                        "hybrid models. Plan with --vllm-version 0.25.0 and start with --no-enable-prefix-caching, or "
+    if release >= _v("0.29.0"):
+        raise PlanError(f"vLLM {release.text}: hybrid models are modelled up to 0.28 (0.29.0 adds prefill checkpoint "
+                        "blocks to the state pages, 0.33.0 a new KV cache planner). Plan with --vllm-version 0.28.0, or "
                         "pass --log of a real start",
-                        f"vLLM {release.text} 对混合模型默认开启前缀缓存（mamba_cache_mode），块大小与每请求状态页都会变化；"
-                        "规划器只支持 0.10.2-0.25 的混合模型。请用 --vllm-version 0.25.0 并以 --no-enable-prefix-caching 启动，或提供 --log")
+                        f"vLLM {release.text}：混合模型只支持到 0.28（0.29.0 起状态页增加预填充检查点块，0.33.0 起 KV 缓存规划重写）；"
+                        "请用 --vllm-version 0.28.0，或提供真实启动的 --log")
+    if cache_mode(release, model_type) == "all":
+        raise PlanError(f"vLLM {release.text} caches prefixes of this model with mamba_cache_mode 'all' (chunk-aligned "
+                        "state blocks), which the planner does not model; start with --no-enable-prefix-caching and "
+                        "plan with --vllm-version 0.25.0, or pass --log of a real start",
+                        f"vLLM {release.text} 对该模型使用 mamba_cache_mode 'all'（按 chunk 对齐的状态块），规划器不模拟；"
+                        "请以 --no-enable-prefix-caching 启动并用 --vllm-version 0.25.0 规划，或提供 --log")
     if pp > 1:
         raise PlanError("pipeline parallelism for hybrid models is not modelled (state and attention layers are split "
                         "by vLLM's layer partition); plan with --pp 1 or pass --log",

@@ -151,7 +151,9 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     if m.is_hybrid:
         state = _state_pages(inp, m, tp, pp, kv_bytes, dtype, release, gpu["name"], max_len, notes)
         block = state["block_size"]
-    state_kw = {"state_page": state.get("padded_page", 0), "state_block": max_len}
+    mode = hybrid.cache_mode(release, m.model_type) if m.is_hybrid else "none"
+    state_kw = {"state_page": state.get("padded_page", 0), "state_block": max_len if mode == "none" else block,
+                "state_pages": 2 if mode == "align" else 1}
     specs = kv.layer_specs(m.layers, tp=tp, pp=pp, dtype_bytes=kv_bytes, block_size=block, kv_cache_dtype=kvd, **state_kw)
     groups = kv.group(specs, release)
     mixed = len(groups.specs) > 1 and not m.is_hybrid
@@ -275,6 +277,11 @@ def _state_pages(inp: Inputs, m: ModelDesc, tp: int, pp: int, kv_bytes: int, dty
     al = hybrid.align(per_token, page, inp.block_size, release, gpu_name, attn.head_size)
     conv, temporal = hybrid.state_shapes(st, tp)
     n_state = sum(1 for layer in m.layers if layer.kind == "state")
+    if hybrid.cache_mode(release, m.model_type) == "align":
+        notes.append(Text("prefix caching is on by default for hybrid models from 0.26.0: mamba_cache_mode 'align' keeps "
+                          "two state pages per request; with --no-enable-prefix-caching vLLM keeps one",
+                          "自 0.26.0 起混合模型默认开启前缀缓存：mamba_cache_mode 'align' 每请求保留两个状态页；"
+                          "使用 --no-enable-prefix-caching 时只保留一个"))
     notes.append(Text(f"{n_state} {st.kind} state layers: conv {conv} x {dtype}, temporal {temporal} x {ssm} ({why}) = "
                       f"{page:,} B per request; {al.note}",
                       f"{n_state} 个 {st.kind} 状态层：conv {conv} x {dtype}，temporal {temporal} x {ssm} = 每请求 {page:,} B；"
