@@ -4,9 +4,9 @@ Expected numbers are worked by hand from the released code, not taken from the p
 state shapes ``MambaStateShapeCalculator`` (vllm/model_executor/layers/mamba/mamba_utils.py),
 the block size ``16 x cdiv(state page, 16 x attention page per token)`` and the padding
 (HybridAttentionMambaModelConfig in vllm/model_executor/models/config.py @0.10.2-0.19.0;
-Platform._align_hybrid_block_size in vllm/platforms/interface.py @0.20.0-0.28.0), grouping
+Platform._align_hybrid_block_size in vllm/platforms/interface.py @0.20.0-0.32.0), grouping
 and the KV lines (vllm/v1/core/kv_cache_utils.py), mamba_cache_mode (MambaModelConfig and
-MambaSpec.max_memory_usage_bytes @0.26.0-0.28.0), the Mamba block check
+MambaSpec.max_memory_usage_bytes @0.26.0-0.32.0), the Mamba block check
 (vllm/config/compilation.py @0.20.0).
 """
 
@@ -94,8 +94,8 @@ def test_mamba_blocks_below_max_num_seqs_refuse_to_start_from_0_20_0():
 def test_hybrids_outside_the_modelled_range_fail_closed():
     with pytest.raises(PlanError, match="mamba_cache_mode 'all'"):
         _plan(NANO, "0.26.0")  # Nemotron-H caches prefixes in chunk-aligned "all" mode in 0.26-0.27
-    with pytest.raises(PlanError, match=r"up to 0\.28"):
-        _plan(QNEXT, "0.29.0", tp=4)
+    with pytest.raises(PlanError, match=r"up to 0\.32"):
+        _plan(QNEXT, "0.33.0", tp=4)
     with pytest.raises(PlanError, match=r"0\.10\.2"):
         _plan(NANO, "0.9.2")
     with pytest.raises(PlanError, match="pipeline"):
@@ -196,7 +196,7 @@ def test_align_mode_from_0_26_keeps_two_state_pages_per_request():
     # the same 272-token block, and cdiv(2 x page, page) = 2 blocks per state group per request.
     page, avail = 278_528, 10 * GIB
     blocks = avail // (12 * page)
-    for rel in ("0.26.0", "0.27.0", "0.28.0"):
+    for rel in ("0.26.0", "0.27.0", "0.28.0", "0.29.0", "0.32.0"):
         p = _plan(QNEXT, rel, tp=4, max_model_len=262144, kv_cache_memory_bytes=avail)
         assert p.settings["block_size"] == 272
         per_request = 3 * 2 + cdiv(262144, 272)

@@ -7,13 +7,14 @@ the attention page (``HybridAttentionMambaModelConfig``, ``vllm/model_executor/m
 up to 0.19; ``Platform._align_hybrid_block_size``, ``vllm/platforms/interface.py``, from 0.20.0).
 State shapes are ``MambaStateShapeCalculator`` in ``vllm/model_executor/layers/mamba/mamba_utils.py``.
 
-Modelled for 0.10.2-0.28.x. Up to 0.25 prefix caching is off by default for hybrid models
+Modelled for 0.10.2-0.32.x. Up to 0.25 prefix caching is off by default for hybrid models
 (``ModelConfig.is_prefix_caching_supported``): ``mamba_cache_mode`` "none", one state page per
 request. From 0.26.0 it is on, and ``MambaModelConfig`` picks "align" (two state pages per
 request, ``MambaSpec.max_memory_usage_bytes``; the same block size) or, in 0.26-0.27 for models
 with Mamba prefix caching (Nemotron-H, Granite 4.0-H), "all", whose chunk-aligned blocks are not
-modelled. 0.29.0 adds prefill checkpoint blocks and 0.33.0 a new KV cache planner; those
-releases fail closed.
+modelled. 0.29-0.32 keep this arithmetic for these models (prefill checkpoint blocks are KDA
+only; packed groups need differing page sizes, which the padding removes); 0.33.0 moves the
+KV cache planning to ``kv_cache_planning.py``, not read for hybrids: it fails closed.
 """
 
 from __future__ import annotations
@@ -124,12 +125,11 @@ def check_release(release: Version, pp: int, model_type: str = "") -> None:
     if release < _v("0.10.2"):
         raise PlanError(f"vLLM {release.text}: hybrid state pages are modelled from 0.10.2 on; pass --log of a real start",
                         f"vLLM {release.text}：混合模型的状态页自 0.10.2 起才有模型；请用 --log 给出真实启动日志")
-    if release >= _v("0.29.0"):
-        raise PlanError(f"vLLM {release.text}: hybrid models are modelled up to 0.28 (0.29.0 adds prefill checkpoint "
-                        "blocks to the state pages, 0.33.0 a new KV cache planner). Plan with --vllm-version 0.28.0, or "
-                        "pass --log of a real start",
-                        f"vLLM {release.text}：混合模型只支持到 0.28（0.29.0 起状态页增加预填充检查点块，0.33.0 起 KV 缓存规划重写）；"
-                        "请用 --vllm-version 0.28.0，或提供真实启动的 --log")
+    if release >= _v("0.33.0"):
+        raise PlanError(f"vLLM {release.text}: hybrid models are modelled up to 0.32 (0.33.0 rewrote the KV cache "
+                        "planning). Plan with --vllm-version 0.32.0, or pass --log of a real start",
+                        f"vLLM {release.text}：混合模型只支持到 0.32（0.33.0 重写了 KV 缓存规划）；"
+                        "请用 --vllm-version 0.32.0，或提供真实启动的 --log")
     if cache_mode(release, model_type) == "all":
         raise PlanError(f"vLLM {release.text} caches prefixes of this model with mamba_cache_mode 'all' (chunk-aligned "
                         "state blocks), which the planner does not model; start with --no-enable-prefix-caching and "
