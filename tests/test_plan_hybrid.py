@@ -208,3 +208,17 @@ def test_align_mode_from_0_26_keeps_two_state_pages_per_request():
     # Nemotron-H keeps "all" mode (refused) in 0.26-0.27 and goes to "align" in 0.28
     p = _plan(NANO, "0.28.0", kv_cache_memory_bytes=avail)
     assert p.settings["block_size"] == 1312
+
+
+def test_cli_text_shows_the_state_page_and_suggests_fewer_sequences(capsys):
+    from oomwizard.cli import main
+
+    # 8 GiB TP 4 Qwen3-Next at 32k on 0.20: vLLM needs 1024 state blocks for max_num_seqs 1024
+    code = main(["plan", "--model", QNEXT, "--gpu-memory", "139.8", "--tp", "4", "--vllm-version", "0.20.0",
+                 "--max-model-len", "32768", "--kv-cache-memory-bytes", str(2 * GIB), "--max-num-seqs", "1024"])
+    out = capsys.readouterr().out
+    blocks = 2 * GIB // (12 * 278_528)
+    assert code == 8
+    assert "state page per layer and request" in out and "278,528 B" in out
+    assert f"max_num_seqs (1024) exceeds available Mamba cache blocks ({blocks})" in out
+    assert f"--max-num-seqs {blocks}" in out
