@@ -48,7 +48,8 @@ def _inputs(case: dict, log_facts: dict | None = None) -> Inputs:
                   pp=case.get("pp", 1),
                   max_model_len=case["max_model_len"], gpu_memory_utilization=case.get("util"),
                   vllm_version=case["release"], kv_cache_dtype=case.get("kv_cache_dtype", "auto"),
-                  quantization=case.get("quantization"),
+                  quantization=case.get("quantization"), enable_prefix_caching=case.get("enable_prefix_caching"),
+                  max_num_seqs=case.get("max_num_seqs"), max_num_batched_tokens=case.get("max_num_batched_tokens"),
                   log_facts=log_facts or {}, log_name=case.get("calibrate_from"))
 
 

@@ -222,3 +222,28 @@ def test_cli_text_shows_the_state_page_and_suggests_fewer_sequences(capsys):
     assert "state page per layer and request" in out and "278,528 B" in out
     assert f"max_num_seqs (1024) exceeds available Mamba cache blocks ({blocks})" in out
     assert f"--max-num-seqs {blocks}" in out
+
+
+def test_real_hybrid_log_kv_size_and_concurrency_match_in_align_mode():
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_plan.py"
+    spec = importlib.util.spec_from_file_location("bench_plan", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    cases = {c["id"]: c for c in json.loads(bench.CASES.read_text("utf-8"))["cases"]}
+    for cid in ("qwen3.6-35b-a3b-5090-0240a", "qwen3.6-35b-a3b-5090-0240b"):
+        case = cases[cid]  # Qwen3.6-35B-A3B, 0.24.0, fp8 KV, prefix caching on: 569,878 tokens at 4.35x
+        assert bench.kv_check(case)["kv_ok"], cid
+        assert not bench.kv_check({**case, "enable_prefix_caching": False})["kv_ok"]  # one state page: other numbers
+        assert not bench.kv_check({**case, "kv_cache_dtype": "auto"})["kv_ok"]
+    # by hand: state 3 x 8192 x 2 B + 32 x 128 x 128 x 4 B (float32) = 2,146,304 B; 1,024 B of fp8 KV per token
+    p = _plan("Qwen/Qwen3.6-35B-A3B", "0.24.0", kv_cache_dtype="fp8", enable_prefix_caching=True,
+              kv_cache_memory_bytes=int(6.01 * GIB))
+    block = 16 * cdiv(3 * 8192 * 2 + 32 * 128 * 128 * 4, 16 * 1024)
+    blocks = int(6.01 * GIB) // (10 * block * 1024)
+    assert (block, blocks) == (2096, 300)
+    assert p.settings["mamba_cache_mode"] == "align"
+    assert p.value("kv_tokens") == int(blocks / (3 * 2 + cdiv(131072, 2096)) * 131072) == 569_878

@@ -106,19 +106,27 @@ def state_bytes(layer: StateLayer, tp: int, conv_bytes: int, ssm_bytes: int) -> 
 
 
 ALL_MODE_TYPES = {"nemotron_h", "granitemoehybrid"}
-"""Models whose class supports Mamba prefix caching (``SupportsMambaPrefixCaching``) in 0.26-0.27."""
+"""Models whose class supports Mamba prefix caching (``SupportsMambaPrefixCaching``) in 0.12-0.27."""
 
 
-def cache_mode(release: Version, model_type: str) -> str:
-    """``mamba_cache_mode`` with the release's default prefix caching (``MambaModelConfig``)."""
-    if release < _v("0.26.0"):
+def cache_mode(release: Version, model_type: str, prefix_caching: bool | None = None) -> str:
+    """``mamba_cache_mode`` as ``MambaModelConfig`` sets it (``prefix_caching`` ``None``: the release default).
+
+    0.10.2-0.11.0 turn prefix caching off for hybrids; 0.11.1-0.19 keep it only for models with Mamba
+    prefix caching (chunk-aligned blocks, reported as "all"); 0.20-0.27 choose "all" for those and
+    "align" for the others; 0.28+ "align". Prefix caching is on by default from 0.26.0.
+    """
+    on = prefix_caching if prefix_caching is not None else release >= _v("0.26.0")
+    if not on or release < _v("0.11.1"):
         return "none"
+    if release < _v("0.20.0"):
+        return "all" if model_type in ALL_MODE_TYPES else "none"
     if release < _v("0.28.0") and model_type in ALL_MODE_TYPES:
         return "all"
     return "align"
 
 
-def check_release(release: Version, pp: int, model_type: str = "") -> None:
+def check_release(release: Version, pp: int, model_type: str = "", prefix_caching: bool | None = None) -> None:
     if model_type.startswith("qwen3_5") and release < _v("0.17.0"):
         raise PlanError(f"vLLM {release.text} has no Qwen3.5 support (added in 0.17.0)",
                         f"vLLM {release.text} 不支持 Qwen3.5（0.17.0 起支持）")
@@ -130,7 +138,7 @@ def check_release(release: Version, pp: int, model_type: str = "") -> None:
                         "planning). Plan with --vllm-version 0.32.0, or pass --log of a real start",
                         f"vLLM {release.text}：混合模型只支持到 0.32（0.33.0 重写了 KV 缓存规划）；"
                         "请用 --vllm-version 0.32.0，或提供真实启动的 --log")
-    if cache_mode(release, model_type) == "all":
+    if cache_mode(release, model_type, prefix_caching) == "all":
         raise PlanError(f"vLLM {release.text} caches prefixes of this model with mamba_cache_mode 'all' (chunk-aligned "
                         "state blocks), which the planner does not model; start with --no-enable-prefix-caching and "
                         "plan with --vllm-version 0.25.0, or pass --log of a real start",

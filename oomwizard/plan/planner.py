@@ -151,7 +151,7 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     if m.is_hybrid:
         state = _state_pages(inp, m, tp, pp, kv_bytes, dtype, release, gpu["name"], max_len, notes)
         block = state["block_size"]
-    mode = hybrid.cache_mode(release, m.model_type) if m.is_hybrid else "none"
+    mode = hybrid.cache_mode(release, m.model_type, inp.enable_prefix_caching) if m.is_hybrid else "none"
     state_kw = {"state_page": state.get("padded_page", 0), "state_block": max_len if mode == "none" else block,
                 "state_pages": 2 if mode == "align" else 1}
     specs = kv.layer_specs(m.layers, tp=tp, pp=pp, dtype_bytes=kv_bytes, block_size=block, kv_cache_dtype=kvd, **state_kw)
@@ -251,7 +251,8 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     settings = {"tp": tp, "pp": pp, "dp": inp.dp, "dtype": dtype, "quantization": quant, "kv_cache_dtype": kvd,
                 "max_model_len": max_len, "max_num_seqs": seqs, "max_num_batched_tokens": batched,
                 "gpu_memory_utilization": util, "block_size": block, "enforce_eager": inp.enforce_eager,
-                "model_runner": "v2" if mrv2 else "v1", "engine": engine}
+                "model_runner": "v2" if mrv2 else "v1", "engine": engine,
+                **({"mamba_cache_mode": mode} if m.is_hybrid else {})}
     group_list = [{"kind": s.kind, "layers": n, "bytes_per_token": s.bytes_per_token * n,
                    "page_size_bytes": s.page_size_bytes, **({"window": s.window} if s.window else {}),
                    **({"state_bytes": state["state_page"]} if s.kind == "state" else {})}
@@ -265,7 +266,7 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
 def _state_pages(inp: Inputs, m: ModelDesc, tp: int, pp: int, kv_bytes: int, dtype: str, release: Version,
                  gpu_name: str, max_len: int, notes: list[Text]) -> dict[str, Any]:
     """The attention block size and the padded state page of a hybrid model (:mod:`.hybrid`)."""
-    hybrid.check_release(release, pp, m.model_type)
+    hybrid.check_release(release, pp, m.model_type, inp.enable_prefix_caching)
     attn = next(layer for layer in m.layers if layer.kind != "state")
     st = next(layer.state for layer in m.layers if layer.state is not None)
     per_token = 2 * max(1, attn.num_kv_heads // tp) * attn.head_size * kv_bytes  # FullAttentionSpec, block_size=1
@@ -277,10 +278,10 @@ def _state_pages(inp: Inputs, m: ModelDesc, tp: int, pp: int, kv_bytes: int, dty
     al = hybrid.align(per_token, page, inp.block_size, release, gpu_name, attn.head_size)
     conv, temporal = hybrid.state_shapes(st, tp)
     n_state = sum(1 for layer in m.layers if layer.kind == "state")
-    if hybrid.cache_mode(release, m.model_type) == "align":
-        notes.append(Text("prefix caching is on by default for hybrid models from 0.26.0: mamba_cache_mode 'align' keeps "
+    if hybrid.cache_mode(release, m.model_type, inp.enable_prefix_caching) == "align":
+        notes.append(Text("prefix caching on (the default for hybrid models from 0.26.0): mamba_cache_mode 'align' keeps "
                           "two state pages per request; with --no-enable-prefix-caching vLLM keeps one",
-                          "自 0.26.0 起混合模型默认开启前缀缓存：mamba_cache_mode 'align' 每请求保留两个状态页；"
+                          "前缀缓存开启（自 0.26.0 起混合模型的默认）：mamba_cache_mode 'align' 每请求保留两个状态页；"
                           "使用 --no-enable-prefix-caching 时只保留一个"))
     notes.append(Text(f"{n_state} {st.kind} state layers: conv {conv} x {dtype}, temporal {temporal} x {ssm} ({why}) = "
                       f"{page:,} B per request; {al.note}",
