@@ -8,6 +8,7 @@ Two checks per case, where the log printed what they need:
 * KV arithmetic: from the printed "Available KV cache memory" (rounded to 0.01 GiB, so every byte
   count in that interval is tried) the planner's blocks, "GPU KV cache size" tokens, concurrency,
   the start-up error's needed GiB and estimated length must include what vLLM printed. Pass/fail.
+* Hybrid models: the attention block size vLLM chose to hold a state page, where it was printed.
 * Budget: the available KV memory predicted without the log (weights, activation peak, non-torch
   estimated), and with the log of an earlier start of the same model (``calibrate_from``), as a
   percentage error against the printed figure.
@@ -47,7 +48,8 @@ def _inputs(case: dict, log_facts: dict | None = None) -> Inputs:
                   pp=case.get("pp", 1),
                   max_model_len=case["max_model_len"], gpu_memory_utilization=case.get("util"),
                   vllm_version=case["release"], kv_cache_dtype=case.get("kv_cache_dtype", "auto"),
-                  quantization=case.get("quantization"),
+                  quantization=case.get("quantization"), enable_prefix_caching=case.get("enable_prefix_caching"),
+                  max_num_seqs=case.get("max_num_seqs"), max_num_batched_tokens=case.get("max_num_batched_tokens"),
                   log_facts=log_facts or {}, log_name=case.get("calibrate_from"))
 
 
@@ -57,9 +59,10 @@ def kv_check(case: dict) -> dict:
     p = plan(_inputs(case))
     groups = p.kv_groups
     cspecs, cgroups = p.check_specs, p.check_groups
-    lo, hi = int((pr["kv_gib"] - 0.005) * GIB), int((pr["kv_gib"] + 0.005) * GIB)  # what prints as kv_gib
+    kv_gib = pr.get("kv_gib", 0.0)
+    lo, hi = int((kv_gib - 0.005) * GIB), int((kv_gib + 0.005) * GIB)  # what prints as kv_gib
     want = {k: pr[k] for k in ("blocks", "kv_tokens", "concurrency", "error_tokens", "needed_gib", "estimated_max_len")
-            if k in pr}
+            if k in pr and "kv_gib" in pr}
     step = max(1, groups.bytes_per_block // 4)
     seen: dict[str, set] = {k: set() for k in want}
     for avail in range(lo, hi + 1, step):
@@ -74,6 +77,9 @@ def kv_check(case: dict) -> dict:
             got["estimated_max_len"] = kv.estimate_max_len(cspecs, room, case["max_model_len"], flight, cgroups, p.release)
         for k in want:
             seen[k].add(got[k])
+    if "attention_block_size" in pr:  # hybrid models: the block size vLLM chose to fit a state page
+        want["attention_block_size"] = pr["attention_block_size"]
+        seen["attention_block_size"] = {p.settings["block_size"]}
     ok = all(want[k] in seen[k] for k in want) if want else None  # nothing printed to check
     return {"kv_ok": ok, "checked": sorted(want), "kv_bytes_per_token": p.value("kv_bytes_per_token"),
             "found": {k: sorted(v)[:3] for k, v in seen.items() if want[k] not in v}}

@@ -164,7 +164,7 @@ def test_suggestions_fit_when_applied():
 
 
 def test_unknown_and_hybrid_architectures_fail_closed(tmp_path):
-    cfg = {"model_type": "qwen3_next", "architectures": ["Qwen3NextForCausalLM"], "num_hidden_layers": 48}
+    cfg = {"model_type": "jamba", "architectures": ["JambaForCausalLM"], "num_hidden_layers": 32}
     with pytest.raises(PlanError, match="state-space or linear-attention"):
         describe(cfg, "q3n", "test")
     with pytest.raises(PlanError, match=r"config\.json"):

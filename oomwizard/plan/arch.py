@@ -1,9 +1,11 @@
 """A model's cache layout and parameter count, read from its ``config.json`` the way vLLM reads it.
 
 Only architectures whose KV cache layout is known exactly are accepted: standard attention
-(MHA/GQA/MQA), per-layer sliding windows, and MLA. State-space and linear-attention layers,
-chunked local attention and anything unrecognised fail closed with a message naming the file
-or option to provide, because a guessed layout would make every "exact" number wrong.
+(MHA/GQA/MQA), per-layer sliding windows, MLA, and the hybrids whose state layers vLLM sizes from
+the config alone (Qwen3-Next and Qwen3.5 gated delta net, Nemotron-H and Granite 4.0-H Mamba2). Other
+state-space and linear-attention layers, chunked local attention and anything unrecognised fail
+closed with a message naming the file or option to provide, because a guessed layout would make
+every "exact" number wrong.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import PlanError
+from .hybrid import StateLayer, gdn, mamba2
 
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "half": 2, "float": 4, "fp32": 4, "fp16": 2, "bf16": 2}
 
@@ -20,8 +23,12 @@ STANDARD = {"llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen2_moe", "qwen3
 """``model_type`` values whose attention layers this module maps to vLLM's specs."""
 
 MLA_TYPES = {"deepseek_v2", "deepseek_v3", "kimi_k2"}
-HYBRID_TYPES = {"qwen3_next", "jamba", "nemotron_h", "granitemoehybrid", "falcon_h1", "bamba", "zamba2", "mamba",
-                "mamba2", "lfm2", "minimax_text_01", "minimax_m1", "plamo2", "kimi_linear"}
+HYBRID_TYPES = {"jamba", "falcon_h1", "bamba", "zamba2", "mamba", "mamba2", "lfm2", "minimax_text_01", "minimax_m1",
+                "plamo2", "kimi_linear"}
+"""Hybrids whose state layers are not modelled (Mamba1, short conv, MiniMax linear attention, KDA)."""
+QWEN35_TYPES = {"qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"}
+STATE_HYBRIDS = {"qwen3_next", "nemotron_h", "granitemoehybrid", *QWEN35_TYPES}
+"""Hybrids modelled: the state shapes follow from the config (``get_mamba_state_shape_from_config``)."""
 CHUNKED_TYPES = {"llama4", "llama4_text"}
 
 
@@ -33,6 +40,7 @@ class Layer:
     num_kv_heads: int
     head_size: int
     window: int | None = None
+    state: StateLayer | None = None
 
 
 @dataclass
@@ -55,10 +63,16 @@ class ModelDesc:
     weight_file_source: str | None = None
     source: str = ""
     is_moe: bool = False
+    config_ssm_dtype: str | None = None
+    """``mamba_ssm_cache_dtype`` the config asks for (Nemotron-H), if any."""
 
     @property
     def use_mla(self) -> bool:
         return any(layer.kind == "mla" for layer in self.layers)
+
+    @property
+    def is_hybrid(self) -> bool:
+        return any(layer.kind == "state" for layer in self.layers)
 
 
 def _text_config(cfg: dict[str, Any]) -> dict[str, Any]:
@@ -67,6 +81,8 @@ def _text_config(cfg: dict[str, Any]) -> dict[str, Any]:
     if isinstance(text, dict) and text.get("num_hidden_layers"):
         merged = dict(text)
         merged.setdefault("model_type", cfg.get("model_type"))
+        if cfg.get("architectures"):
+            merged.setdefault("architectures", cfg["architectures"])
         merged.setdefault("torch_dtype", cfg.get("torch_dtype") or cfg.get("dtype"))
         if "quantization_config" in cfg:
             merged.setdefault("quantization_config", cfg["quantization_config"])
@@ -112,7 +128,8 @@ def describe(cfg: dict[str, Any], name: str, source: str) -> ModelDesc:
     mt = str(cfg.get("model_type") or top_type)
     archs = cfg.get("architectures") or []
     arch = str(archs[0]) if archs else mt
-    if mt in HYBRID_TYPES or cfg.get("layers_block_type") or cfg.get("hybrid_override_pattern"):
+    if mt in HYBRID_TYPES or (mt not in STATE_HYBRIDS and (cfg.get("layers_block_type")
+                                                           or cfg.get("hybrid_override_pattern"))):
         raise PlanError(
             f"{name}: {mt or arch} mixes attention with state-space or linear-attention layers; their cache pages are "
             "sized by vLLM from the model's own layer code, which the planner does not reproduce. Plan the attention "
@@ -121,7 +138,7 @@ def describe(cfg: dict[str, Any], name: str, source: str) -> ModelDesc:
     if mt in CHUNKED_TYPES or cfg.get("attention_chunk_size"):
         raise PlanError(f"{name}: chunked local attention ({mt}) is not modelled; provide --log from a real start",
                         f"{name}：不支持分块局部注意力（{mt}）；请提供真实启动的 --log")
-    if mt not in STANDARD:
+    if mt not in STANDARD and mt not in STATE_HYBRIDS:
         raise PlanError(
             f"{name}: model_type {mt!r} ({arch}) is not one the planner knows the cache layout of; provide a config.json "
             "of a supported architecture, or the log of a real start with --log",
@@ -135,7 +152,9 @@ def describe(cfg: dict[str, Any], name: str, source: str) -> ModelDesc:
     if dtype == "float32":
         dtype = "bfloat16"  # vLLM's "auto" serves float32 checkpoints in bfloat16 on GPUs that have it
     layers: list[Layer] = []
-    if mt in MLA_TYPES:
+    if mt in STATE_HYBRIDS:
+        layers = _hybrid_layers(cfg, mt, n, int(kv_heads), int(head_dim), name)
+    elif mt in MLA_TYPES:
         rank, rope = _int(cfg, "kv_lora_rank", "MLA latent rank"), _int(cfg, "qk_rope_head_dim", "MLA rope dim")
         layers = [Layer("mla", 1, rank + rope) for _ in range(n)]
     else:
@@ -157,6 +176,55 @@ def describe(cfg: dict[str, Any], name: str, source: str) -> ModelDesc:
         intermediate_size=int(cfg.get("intermediate_size") or 0), num_attention_heads=heads,
         quantization=quantization_of(cfg), source=source,
         is_moe=bool(cfg.get("num_local_experts") or cfg.get("num_experts") or cfg.get("n_routed_experts")),
+        config_ssm_dtype=str(cfg.get("mamba_ssm_cache_dtype") or cfg.get("mamba_ssm_dtype") or "") or None,
     )
     desc.params = count_params(cfg, mt)
     return desc
+
+
+def _hybrid_layers(cfg: dict[str, Any], mt: str, n: int, kv_heads: int, head_dim: int, name: str) -> list[Layer]:
+    """Attention and state layers in model order; layers without a cache (MLP, MoE) are left out.
+
+    Qwen3-Next and Qwen3.5: ``layer_types`` or every 4th layer full attention (their configuration classes);
+    Nemotron-H: ``hybrid_override_pattern`` (M Mamba2, * attention, - MLP, E MoE); Granite 4.0-H:
+    ``layer_types`` (mamba / attention). Shapes: ``get_mamba_state_shape_from_config`` of each model.
+    """
+    def need(key: str) -> int:
+        return _int(cfg, key, "state layer shape")
+
+    if mt == "qwen3_next" or mt in QWEN35_TYPES:
+        interval = int(cfg.get("full_attention_interval") or 4)
+        kinds = cfg.get("layer_types") or ["linear_attention" if (i + 1) % interval else "full_attention"
+                                           for i in range(n)]
+        state = gdn(need("linear_num_key_heads"), need("linear_num_value_heads"), need("linear_key_head_dim"),
+                    need("linear_value_head_dim"), need("linear_conv_kernel_dim"))
+        table = {"linear_attention": "state", "full_attention": "full"}
+    elif mt == "nemotron_h":
+        pattern = str(cfg.get("hybrid_override_pattern") or "")
+        if len(pattern) != n:
+            raise PlanError(f"{name}: hybrid_override_pattern does not have one letter per layer ({n})",
+                            f"{name}：hybrid_override_pattern 的长度与层数（{n}）不符")
+        kinds = list(pattern)
+        heads, hd = need("mamba_num_heads"), need("mamba_head_dim")
+        state = mamba2(heads * hd, need("n_groups"), heads, hd, need("ssm_state_size"), need("conv_kernel"))
+        table = {"M": "state", "*": "full", "-": "", "E": ""}
+    else:
+        kinds = cfg.get("layer_types") or []
+        if len(kinds) != n:
+            raise PlanError(f"{name}: layer_types does not list every layer ({n})", f"{name}：layer_types 未列出全部 {n} 层")
+        heads = need("mamba_n_heads")
+        state = mamba2(need("mamba_expand") * need("hidden_size"), need("mamba_n_groups"), heads, need("mamba_d_head"),
+                       need("mamba_d_state"), need("mamba_d_conv"))
+        table = {"mamba": "state", "attention": "full"}
+    table_: dict[str, str | None] = dict(table)
+    out: list[Layer] = []
+    for k in kinds:
+        if k not in table:
+            raise PlanError(f"{name}: layer type {k!r} in config.json is not modelled; provide --log from a real start",
+                            f"{name}：config.json 中的层类型 {k!r} 不受支持；请提供真实启动的 --log")
+        kind = table_[k]
+        if kind == "state":
+            out.append(Layer("state", 0, 0, state=state))
+        elif kind == "full":
+            out.append(Layer("full", kv_heads, head_dim))
+    return out

@@ -102,6 +102,9 @@ class Estimates:
     non_torch_formula: str
     cudagraph: int
     cudagraph_formula: str
+    layer: int = 0
+    """The part of ``activation`` that grows with the batch: one layer's live tensors."""
+    sampler: int = 0
 
 
 ACT_BYTES_PER_TOKEN_FACTOR = 1.0
@@ -132,4 +135,4 @@ def estimate(*, hidden: int, inter_gpu: int, heads_gpu: int, kv_heads_gpu: int, 
     if counted_graphs:
         cg = int(layers_gpu * 0.012 * GIB + 0.25 * GIB)
         cg_f = f"{layers_gpu} layers x 0.012 GiB + 0.25 GiB (typical graph pool for the default capture sizes)"
-    return Estimates(act, act_f, nt, nt_f, cg, cg_f)
+    return Estimates(act, act_f, nt, nt_f, cg, cg_f, int(ACT_BYTES_PER_TOKEN_FACTOR * batched_tokens * per_tok), logits)

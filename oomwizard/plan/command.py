@@ -35,6 +35,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--gpu-memory-utilization", type=float, metavar="U")
     p.add_argument("--block-size", type=int, metavar="N")
     p.add_argument("--enforce-eager", action="store_true")
+    p.add_argument("--enable-prefix-caching", action=argparse.BooleanOptionalAction, default=None,
+                   help="as given to vllm serve; for hybrid models it decides the state pages per request")
     p.add_argument("--kv-cache-memory-bytes", type=int, metavar="N",
                    help="bytes of KV cache per GPU (0.10.2+): vLLM then skips its memory budget, so the plan is exact")
     p.add_argument("--vllm-version", metavar="V", help="the release to plan for (default: the log's, else the newest known)")
@@ -93,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
                  kv_cache_dtype=args.kv_cache_dtype, max_model_len=args.max_model_len, max_num_seqs=args.max_num_seqs,
                  max_num_batched_tokens=args.max_num_batched_tokens, gpu_memory_utilization=args.gpu_memory_utilization,
                  vllm_version=args.vllm_version, block_size=args.block_size, enforce_eager=args.enforce_eager,
-                 kv_cache_memory_bytes=args.kv_cache_memory_bytes,
+                 kv_cache_memory_bytes=args.kv_cache_memory_bytes, enable_prefix_caching=args.enable_prefix_caching,
                  log_facts=facts, log_name=args.log)
     try:
         p = plan(inp)

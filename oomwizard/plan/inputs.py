@@ -31,6 +31,8 @@ class Inputs:
     vllm_version: str | None = None
     block_size: int | None = None
     enforce_eager: bool = False
+    enable_prefix_caching: bool | None = None
+    """``--[no-]enable-prefix-caching``; ``None`` is the release's default (it matters for hybrid models)."""
     kv_cache_memory_bytes: int | None = None
     logged_kv_bytes: int | None = None
     """KV memory a log printed for these very settings: the capacity is then vLLM's arithmetic on it."""

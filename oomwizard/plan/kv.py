@@ -38,19 +38,30 @@ class Spec:
     block_size: int
     window: int | None = None
     ds_mla: bool = False
+    state_page: int = 0
+    """A state layer's page (``MambaSpec``, padded to the attention page)."""
+    state_pages: int = 1
+    """State pages one request holds: 1 ("none"), 2 ("align": the running state and its checkpoint)."""
 
     @property
     def bytes_per_token(self) -> int:
+        if self.kind == "state":
+            return 0
         if self.kind == "mla":
             return FP8_DS_MLA_BYTES if self.ds_mla else self.heads * self.head_size * self.dtype_bytes
         return 2 * self.heads * self.head_size * self.dtype_bytes
 
     @property
     def page_size_bytes(self) -> int:
+        if self.kind == "state":
+            return self.state_page
         return self.block_size * self.bytes_per_token
 
     def max_memory_usage_bytes(self, max_model_len: int, in_flight_tokens: int) -> int:
-        """Bytes one request at ``max_model_len`` may hold (``max_memory_usage_bytes``)."""
+        """Bytes one request at ``max_model_len`` may hold (``max_memory_usage_bytes``); one page for a
+        state layer without prefix caching, two in mamba_cache_mode "align"."""
+        if self.kind == "state":
+            return self.state_page * self.state_pages
         if self.kind == "sliding" and self.window:
             tokens = min(self.window - 1 + in_flight_tokens, max_model_len)
             return (cdiv(tokens, self.block_size) + 1) * self.page_size_bytes
@@ -58,7 +69,7 @@ class Spec:
 
 
 def layer_specs(layers: list[Layer], *, tp: int, pp: int, dtype_bytes: int, block_size: int,
-                kv_cache_dtype: str) -> list[Spec]:
+                kv_cache_dtype: str, state_page: int = 0, state_block: int = 0, state_pages: int = 1) -> list[Spec]:
     """The specs of the layers one GPU of the first pipeline stage holds.
 
     KV heads: ``max(1, heads // tp)`` (``ModelConfig.get_num_kv_heads``); MLA keeps one latent
@@ -70,6 +81,9 @@ def layer_specs(layers: list[Layer], *, tp: int, pp: int, dtype_bytes: int, bloc
     n = cdiv(len(layers), pp)
     out = []
     for layer in layers[:n]:
+        if layer.kind == "state":
+            out.append(Spec("state", 0, 0, 0, state_block, state_page=state_page, state_pages=state_pages))
+            continue
         heads = 1 if layer.kind == "mla" else max(1, layer.num_kv_heads // tp)
         out.append(Spec(layer.kind, heads, layer.head_size, dtype_bytes, block_size, layer.window, ds))
     return out

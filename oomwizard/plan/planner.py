@@ -12,12 +12,13 @@ from typing import Any
 
 from ..i18n import Text
 from ..versions import Version
-from . import budget, kv
+from . import budget, hybrid, kv
 from .arch import DTYPE_BYTES, ModelDesc
 from .errors import PlanError
 from .inputs import KV_DTYPE_BYTES, LATEST, Inputs
 from .sources import GIB, detect_gpu, gpu_from_table, load_model
-from .weights import estimated_bytes
+from .state import state_pages
+from .weights import estimated_bytes, mxfp4_marlin_expert_bytes
 
 
 def num(value: Any, basis: str, formula: str, source: str | None = None) -> dict[str, Any]:
@@ -147,15 +148,22 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
                           "V0 在上下文超过 32K 时默认开启分块预填充，剖析批次更小；请用 --max-num-batched-tokens 给出该版本的值"))
     seqs = inp.max_num_seqs or budget.default_max_num_seqs(release, total_gib, gpu["name"])
     block = _block_size(inp, m, gpu["name"], release, notes)
-    specs = kv.layer_specs(m.layers, tp=tp, pp=pp, dtype_bytes=kv_bytes, block_size=block, kv_cache_dtype=kvd)
+    state: dict[str, Any] = {}
+    if m.is_hybrid:
+        state = state_pages(inp, m, tp, pp, kv_bytes, dtype, release, gpu["name"], notes)
+        block = state["block_size"]
+    mode = hybrid.cache_mode(release, m.model_type, inp.enable_prefix_caching) if m.is_hybrid else "none"
+    state_kw = {"state_page": state.get("padded_page", 0), "state_block": max_len if mode == "none" else block,
+                "state_pages": 2 if mode == "align" else 1}
+    specs = kv.layer_specs(m.layers, tp=tp, pp=pp, dtype_bytes=kv_bytes, block_size=block, kv_cache_dtype=kvd, **state_kw)
     groups = kv.group(specs, release)
-    hybrid = len(groups.specs) > 1
+    mixed = len(groups.specs) > 1 and not m.is_hybrid
     kv_basis = "exact"
-    if hybrid and release < kv.v("0.11.0"):
+    if mixed and release < kv.v("0.11.0"):
         kv_basis = "estimated"
         notes.append(Text("sliding-window grouping before 0.11.0 was not read from that release's code; 0.11.0 rules used",
                           "0.11.0 之前的滑动窗口分组未按该版本代码核对；按 0.11.0 的规则计算"))
-    elif hybrid and release >= kv.v("0.20.0"):
+    elif mixed and release >= kv.v("0.20.0"):
         kv_basis = "estimated"
         notes.append(Text("from 0.20.0 vLLM may pack sliding-window and full-attention layers into other groups "
                           "(group_and_unify_kv_cache_specs, packed groups); the planner uses the 0.19 grouping",
@@ -173,14 +181,15 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
         per_tok, "exact",
         " + ".join(sorted({f"{sum(1 for x in specs if x == s)} x {s.kind} "
                            f"({'1 x ' + str(s.head_size) if s.kind == 'mla' else '2 x ' + str(s.heads) + ' x ' + str(s.head_size)}"
-                           f" x {s.dtype_bytes} B)" for s in specs})),
+                           f" x {s.dtype_bytes} B)" for s in specs if s.kind != "state"})),
         f"vllm/v1/kv_cache_interface.py page_size_bytes {rel_src}" if engine == "v1"
         else f"vllm/worker/cache_engine.py get_cache_block_size {rel_src}")
     quant = inp.quantization or m.quantization
-    weights, wnum = _weights(inp, m, dtype_bytes, quant, tp, pp)
+    weights, wnum = _weights(inp, m, dtype_bytes, quant, tp, pp, gpu["name"])
     numbers["weights_bytes_per_gpu"] = wnum
+    attn0 = next(s for s in specs if s.kind != "state")
     shape: dict[str, Any] = dict(hidden=m.hidden_size, inter_gpu=_inter(m) // tp, heads_gpu=m.num_attention_heads // tp,
-                 kv_heads_gpu=specs[0].heads, head_dim=specs[0].head_size, vocab=m.vocab_size, max_num_seqs=seqs,
+                 kv_heads_gpu=attn0.heads, head_dim=attn0.head_size, vocab=m.vocab_size, max_num_seqs=seqs,
                  dtype_bytes=dtype_bytes, tp=tp, layers_gpu=len(specs), counted_graphs=True)
     est = budget.estimate(batched_tokens=batched, **shape)
     mrv2 = budget.mrv2_default(release, m.architecture, m.is_moe, bool(quant))
@@ -190,11 +199,8 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
         max(int(lf["max_model_len"]), 2048) if engine == "v0" and lf.get("max_model_len") else None)
     same_shape = (log_batched in (None, batched)) and int(lf.get("tp") or tp) == tp
     if lf.get("activation_peak_gib") is not None and not same_shape and log_batched:
-        old = budget.estimate(batched_tokens=int(log_batched), **shape).activation
-        act = int(float(lf["activation_peak_gib"]) * GIB) + est.activation - old
-        numbers["activation_peak_bytes"] = num(
-            act, "estimated", f"{lf['activation_peak_gib']} GiB measured in {inp.log_name} at {log_batched} tokens "
-                              f"+ ({est.activation:,} - {old:,}) B, the estimate's change for {batched} tokens")
+        numbers["activation_peak_bytes"] = _rescaled_activation(inp, est, budget.estimate(
+            batched_tokens=int(log_batched), **shape), int(log_batched), batched, int(lf.get("tp") or tp) == tp)
     else:
         numbers["activation_peak_bytes"] = _measured(inp, "activation_peak_gib", est.activation, est.activation_formula,
                                                      same_shape)
@@ -239,13 +245,18 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     error = (_load_error(weights, total)
              or (budget.free_memory_error(free, total, util, requested, release) if free is not None else None)
              or kv.startup_error(check_specs, check_groups, available, max_len, in_flight,
-                                                            release, engine))
+                                                            release, engine)
+             or (hybrid.mamba_blocks_error(seqs, cap.num_blocks, release, inp.enforce_eager) if m.is_hybrid else None))
+    if state:
+        numbers["state_page_bytes"] = num(state["padded_page"], kv_basis, state["formula"], state["source"])
     settings = {"tp": tp, "pp": pp, "dp": inp.dp, "dtype": dtype, "quantization": quant, "kv_cache_dtype": kvd,
                 "max_model_len": max_len, "max_num_seqs": seqs, "max_num_batched_tokens": batched,
                 "gpu_memory_utilization": util, "block_size": block, "enforce_eager": inp.enforce_eager,
-                "model_runner": "v2" if mrv2 else "v1", "engine": engine}
+                "model_runner": "v2" if mrv2 else "v1", "engine": engine,
+                **({"mamba_cache_mode": mode} if m.is_hybrid else {})}
     group_list = [{"kind": s.kind, "layers": n, "bytes_per_token": s.bytes_per_token * n,
-                   "page_size_bytes": s.page_size_bytes, **({"window": s.window} if s.window else {})}
+                   "page_size_bytes": s.page_size_bytes, **({"window": s.window} if s.window else {}),
+                   **({"state_bytes": state["state_page"]} if s.kind == "state" else {})}
                   for s, n in zip(groups.specs, groups.sizes, strict=True)]
     if inp.log_facts:
         notes.extend(_check_log(inp, groups, max_len))
@@ -253,11 +264,31 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
                 specs=specs, kv_groups=groups, check_specs=check_specs, check_groups=check_groups)
 
 
+def _rescaled_activation(inp: Inputs, est: budget.Estimates, old: budget.Estimates, log_batched: int, batched: int,
+                         same_tp: bool) -> dict[str, Any]:
+    """The log's activation peak moved to another profiling batch.
+
+    When the peak is in the layer stack at both sizes (every live tensor there is one row per
+    token, so it is proportional to the tokens), the measured peak is scaled by the token ratio;
+    otherwise (the sampler's logits dominate, or another TP) the estimate's change is added.
+    """
+    gib = inp.log_facts["activation_peak_gib"]
+    measured = int(float(gib) * GIB)
+    if same_tp and old.layer >= old.sampler and est.layer >= est.sampler:
+        act = measured * batched // log_batched
+        return num(act, "estimated", f"{gib} GiB measured in {inp.log_name} at {log_batched} tokens x {batched} / "
+                                     f"{log_batched}: the peak is one layer's tensors, one row per token")
+    act = measured + est.activation - old.activation
+    return num(act, "estimated", f"{gib} GiB measured in {inp.log_name} at {log_batched} tokens + "
+                                 f"({est.activation:,} - {old.activation:,}) B, the estimate's change for {batched} tokens")
+
+
 def _inter(m: ModelDesc) -> int:
     return m.intermediate_size or 4 * m.hidden_size
 
 
-def _weights(inp: Inputs, m: ModelDesc, dtype_bytes: int, quant: str | None, tp: int, pp: int) -> tuple[int, dict]:
+def _weights(inp: Inputs, m: ModelDesc, dtype_bytes: int, quant: str | None, tp: int, pp: int,
+             gpu_name: str = "") -> tuple[int, dict]:
     lf = inp.log_facts
     if lf.get("weights_gib") is not None:
         log_tp = int(lf.get("tp") or 1)
@@ -268,7 +299,8 @@ def _weights(inp: Inputs, m: ModelDesc, dtype_bytes: int, quant: str | None, tp:
         w = m.weight_file_bytes // (tp * pp)
         return w, num(w, "estimated", f"{m.weight_file_bytes:,} B ({m.weight_file_source}) / (TP {tp} x PP {pp}); "
                                       "vLLM's load adds small buffers and pads the vocabulary")
-    total, how = estimated_bytes(m.params, dtype_bytes, quant)
+    experts = mxfp4_marlin_expert_bytes(m.params, gpu_name) if quant == "mxfp4" else None
+    total, how = estimated_bytes(m.params, dtype_bytes, quant, experts)
     w = int(total / (tp * pp))
     return w, num(w, "estimated", f"({how}) / (TP {tp} x PP {pp})")
 

@@ -26,6 +26,7 @@ def body(p: Plan) -> dict[str, Any]:
         "settings": p.settings,
         "kv_groups": p.groups,
         **{k: p.numbers[k] for k in KEYS},
+        **({"state_page_bytes": p.numbers["state_page_bytes"]} if "state_page_bytes" in p.numbers else {}),
         "fits": p.fits,
         "error": p.error,
         "suggestions": p.suggestions,
@@ -43,6 +44,7 @@ T = {
     "requested_bytes": Text("vLLM may use", "vLLM 可用"),
     "available_kv_bytes": Text("KV cache memory", "KV 缓存内存"),
     "kv_bytes_per_token": Text("KV bytes per token", "每 token KV 字节"),
+    "state_page_bytes": Text("state page per layer and request", "每层每请求的状态页"),
     "kv_tokens": Text("GPU KV cache size (tokens)", "GPU KV 缓存大小（token）"),
     "max_concurrency": Text("maximum concurrency at max_model_len", "max_model_len 下的最大并发"),
     "fits": Text("Verdict: vLLM starts.", "结论：vLLM 可以启动。"),
@@ -59,7 +61,7 @@ def _fmt(key: str, value: Any) -> str:
         return f"{value:,}"
     if key == "max_concurrency":
         return f"{value:.2f}x"
-    if key == "kv_bytes_per_token":
+    if key in ("kv_bytes_per_token", "state_page_bytes"):
         return f"{value:,} B"
     return f"{value / GIB:.2f} GiB"
 
@@ -73,7 +75,10 @@ def text(p: Plan, lang: str = "en") -> str:
                  f"seqs {s['max_num_seqs']}  block {s['block_size']}")
     lines.append("")
     for key in ("requested_bytes", "weights_bytes_per_gpu", "activation_peak_bytes", "non_torch_bytes",
-                "cudagraph_bytes", "available_kv_bytes", "kv_bytes_per_token", "kv_tokens", "max_concurrency"):
+                "cudagraph_bytes", "available_kv_bytes", "kv_bytes_per_token", "state_page_bytes", "kv_tokens",
+                "max_concurrency"):
+        if key not in p.numbers:
+            continue
         n = p.numbers[key]
         extra = f" {T['not_counted'](lang)}" if key == "cudagraph_bytes" and not n.get("counted") else ""
         lines.append(f"  {T[key](lang):<38} {_fmt(key, n['value']):>16}  [{n['basis']}]{extra}")

@@ -24,6 +24,14 @@ def suggestions(p: Plan) -> list[dict[str, Any]]:
         return []
     out: list[dict[str, Any]] = []
     s = p.settings
+    if p.error and "exceeds available Mamba cache blocks" in p.error:
+        n = p.value("num_blocks")
+        q = _try(p, max_num_seqs=n)
+        if q and q.fits:
+            out.append({"change": f"--max-num-seqs {n}", "flag": "--max-num-seqs", "value": n,
+                        "cost": f"at most {n} sequences run at once (was {s['max_num_seqs']}); each holds a state block",
+                        "cost_zh": f"最多同时运行 {n} 个序列（原为 {s['max_num_seqs']}）；每个序列占一个状态块",
+                        "kv_tokens": q.value("kv_tokens")})
     avail = p.value("available_kv_bytes")
     if avail > 0 and p.value("weights_bytes_per_gpu") < p.gpu["total_bytes"]:
         lo, hi, best = 1, s["max_model_len"] - 1, None

@@ -82,6 +82,44 @@ def quantization_of(cfg: dict[str, Any]) -> str | None:
     return method
 
 
+def _hybrid_linear(cfg: dict[str, Any], mt: str, h: int, attn: int) -> tuple[int, int]:
+    """(linear parameters, of which routed experts) of Qwen3-Next, Nemotron-H and Granite 4.0-H:
+    attention or state mixer per layer plus the layer's MLP/MoE (the models' own module layout)."""
+    n = int(cfg["num_hidden_layers"])
+    experts = int(cfg.get("num_experts") or cfg.get("num_local_experts") or cfg.get("n_routed_experts") or 0)
+    if mt == "qwen3_next" or mt.startswith("qwen3_5"):
+        nk, nv = int(cfg["linear_num_key_heads"]), int(cfg["linear_num_value_heads"])
+        dk, dv, k = int(cfg["linear_key_head_dim"]), int(cfg["linear_value_head_dim"]), int(cfg["linear_conv_kernel_dim"])
+        gdn = h * (2 * nk * dk + 2 * nv * dv) + h * 2 * nv + (2 * nk * dk + nv * dv) * k + nv * dv * h
+        full = sum(1 for i in range(n) if not (i + 1) % int(cfg.get("full_attention_interval") or 4))
+        gate = int(cfg["num_attention_heads"]) * int(cfg.get("head_dim") or h // int(cfg["num_attention_heads"])) * h
+        if experts:
+            routed = n * experts * 3 * h * int(cfg["moe_intermediate_size"])
+            mlp = routed + n * (3 * h * int(cfg.get("shared_expert_intermediate_size") or 0) + h * experts + h)
+        else:  # dense Qwen3.5
+            routed, mlp = 0, n * 3 * h * int(cfg.get("intermediate_size") or 0)
+        return full * (attn + gate) + (n - full) * gdn + mlp, routed
+    if mt == "nemotron_h":
+        heads, hd = int(cfg["mamba_num_heads"]), int(cfg["mamba_head_dim"])
+        groups, st, k = int(cfg["n_groups"]), int(cfg["ssm_state_size"]), int(cfg["conv_kernel"])
+        inter, pattern = heads * hd, str(cfg["hybrid_override_pattern"])
+    else:
+        heads, hd = int(cfg["mamba_n_heads"]), int(cfg["mamba_d_head"])
+        groups, st, k = int(cfg["mamba_n_groups"]), int(cfg["mamba_d_state"]), int(cfg["mamba_d_conv"])
+        inter = int(cfg["mamba_expand"]) * h
+        pattern = "".join("M" if t == "mamba" else "*" for t in cfg["layer_types"])
+    conv_dim = inter + 2 * groups * st
+    mamba = h * (2 * inter + 2 * groups * st + heads) + conv_dim * k + inter * h
+    total = pattern.count("M") * mamba + pattern.count("*") * attn
+    routed = 0
+    if mt == "nemotron_h":
+        total += (pattern.count("-") + pattern.count("E")) * 2 * h * int(cfg.get("intermediate_size") or 0)
+    else:  # every Granite 4.0-H layer has a (shared) MLP after its mixer, and routed experts when MoE
+        routed = n * experts * 3 * h * int(cfg.get("intermediate_size") or 0)
+        total += routed + n * (3 * h * int(cfg.get("shared_intermediate_size") or 0) + h * experts)
+    return total, routed
+
+
 def count_params(cfg: dict[str, Any], mt: str) -> dict[str, int]:
     """Parameters by part (``embed``, ``head``, ``linear``, ``other``), as the architecture defines them."""
     h, n, v = int(cfg["hidden_size"]), int(cfg["num_hidden_layers"]), int(cfg["vocab_size"])
@@ -96,6 +134,11 @@ def count_params(cfg: dict[str, Any], mt: str) -> dict[str, int]:
         attn = q + h * (rank + rope) + rank * heads * (nope + vd) + heads * vd * h
     else:
         attn = h * heads * d + 2 * h * kv * d + heads * d * h
+    if mt in ("qwen3_next", "nemotron_h", "granitemoehybrid") or mt.startswith("qwen3_5"):
+        linear, routed = _hybrid_linear(cfg, mt, h, attn)
+        tied = bool(cfg.get("tie_word_embeddings", False))
+        return {"embed": v * h, "head": 0 if tied else v * h, "linear": linear, "other": (2 * n + 1) * h,
+                "experts": routed}
     experts = int(cfg.get("num_local_experts") or cfg.get("num_experts") or cfg.get("n_routed_experts") or 0)
     moe_inter = int(cfg.get("moe_intermediate_size") or inter)
     shared = int(cfg.get("n_shared_experts") or 0) * moe_inter + int(cfg.get("shared_expert_intermediate_size") or 0)
@@ -109,11 +152,42 @@ def count_params(cfg: dict[str, Any], mt: str) -> dict[str, int]:
     linear = n * attn + dense_layers * mlp_dense + moe_layers * mlp_moe
     tied = bool(cfg.get("tie_word_embeddings", False))
     return {"embed": v * h, "head": 0 if tied else v * h, "linear": linear, "other": (2 * n + 1) * h,
-            "experts": moe_layers * experts * 3 * h * moe_inter}
+            "experts": moe_layers * experts * 3 * h * moe_inter, "n_experts": experts, "moe_inter": moe_inter,
+            "moe_layers": moe_layers, "hidden": h}
 
 
-def estimated_bytes(params: dict[str, int], dtype_bytes: int, quant: str | None) -> tuple[float, str]:
-    """Checkpoint bytes from the parameter count; quantized methods shrink linear layers only."""
+MARLIN_GPUS = ("A100", "A800", "A10", "A30", "A40", "A6000", "L4", "L40", "RTX 30", "RTX 40", "RTX A", "RTX 6000 ADA",
+               "3090", "4090", "3080", "4080")
+"""GPUs below compute capability 9.0: vLLM's MXFP4 MoE runs the Marlin kernel there."""
+
+
+def mxfp4_marlin_expert_bytes(params: dict[str, int], gpu_name: str) -> tuple[int, str] | None:
+    """Expert weights of an MXFP4 checkpoint as vLLM allocates them for the Marlin MoE kernel (GPUs
+    below SM90): intermediate rounded up to 128 and hidden to 256 (``Mxfp4MoEMethod.create_weights``,
+    ``vllm/model_executor/layers/quantization/mxfp4.py`` @0.10.1-0.18;
+    ``mxfp4_round_up_hidden_size_and_intermediate_size`` in ``fused_moe/oracle/mxfp4.py`` @0.19+), with
+    e8m0 scales per 32 values and bf16 biases. ``None`` when no such padding applies."""
+    name = gpu_name.upper()
+    if not params.get("n_experts") or not any(g in name for g in MARLIN_GPUS):
+        return None
+    e, layers = params["n_experts"], params["moe_layers"]
+    i_pad = -(params["moe_inter"] // -128) * 128
+    h_pad = -(params["hidden"] // -256) * 256
+    values = 3 * i_pad * h_pad  # w13 [2I, H] and w2 [H, I]
+    per_layer = e * (values // 2 + values // 32 + (2 * i_pad + h_pad) * 2)
+    return layers * per_layer, (f"{layers} layers x {e} experts x 3 x {i_pad} x {h_pad} (padded for Marlin) x "
+                                f"(0.5 + 1/32) B + bf16 biases")
+
+
+def estimated_bytes(params: dict[str, int], dtype_bytes: int, quant: str | None,
+                    experts_bytes: tuple[int, str] | None = None) -> tuple[float, str]:
+    """Checkpoint bytes from the parameter count; quantized methods shrink linear layers only.
+
+    ``experts_bytes`` replaces the experts' share when the loader lays them out differently (Marlin)."""
+    if quant == "mxfp4" and experts_bytes:
+        rest_params = dict(params, linear=params["linear"] - params["experts"], experts=0)
+        rest, how = estimated_bytes(rest_params, dtype_bytes, None)
+        return rest + experts_bytes[0], f"{how} + experts {experts_bytes[1]}"
     per = QUANT_BYTES.get(quant) if quant else None
     quantized = params["experts"] if quant == "mxfp4" else params["linear"]  # mxfp4 checkpoints quantize experts only
     lin = quantized * (per or dtype_bytes) + (params["linear"] - quantized) * dtype_bytes

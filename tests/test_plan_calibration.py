@@ -1,0 +1,73 @@
+"""Planning from an earlier start's log, and the bundled GPU table against a real reading.
+
+The log figures are those of a real pair of starts of one model on one machine (vLLM 0.6.x,
+Llama-3.1-8B, RTX 3090, max_model_len 20000 then 29000; benchmarks/plan_cases.json): the
+activation peak of the profiling pass is one layer's tensors, one row per token, so moving it
+to another batch scales it by the token ratio.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from oomwizard.plan.inputs import Inputs
+from oomwizard.plan.planner import plan
+
+GIB = 1 << 30
+FIRST = {"weights_gib": 14.9888, "activation_peak_gib": 2.07, "non_torch_gib": 0.35, "kv_cache_gib": 3.81,
+         "gpu_memory_utilization": 0.9, "max_model_len": 20000, "vllm_version": "0.6.6", "tp": 1}
+
+
+def _second(**kw):
+    base = {"model": "meta-llama/Llama-3.1-8B-Instruct", "gpu_memory_gib": 23.58, "max_model_len": 29000,
+            "gpu_memory_utilization": 0.9, "vllm_version": "0.6.6", "log_facts": FIRST, "log_name": "first.log"}
+    return plan(Inputs(**{**base, **kw}))
+
+
+def test_activation_from_the_log_scales_with_the_profiled_tokens():
+    p = _second()
+    assert p.value("activation_peak_bytes") == int(2.07 * GIB) * 29000 // 20000
+    # requested - weights - activation - non-torch, each from the first log (V0 profiles max_model_len tokens)
+    want = int(23.58 * GIB * 0.9) - int(14.9888 * GIB) - int(2.07 * GIB) * 29000 // 20000 - int(0.35 * GIB)
+    assert p.value("available_kv_bytes") == want
+    assert abs(want / GIB - 2.89) / 2.89 < 0.01  # the second start printed 2.89 GiB
+
+
+def test_same_settings_reuse_the_log_without_rescaling():
+    p = _second(max_model_len=20000)
+    assert p.value("activation_peak_bytes") == int(2.07 * GIB)
+    assert abs(p.value("available_kv_bytes") / GIB - 3.81) < 0.006
+
+
+def test_h200_total_in_the_table_is_what_cuda_reports_on_a_real_h200():
+    probe = json.loads((Path(__file__).parent / "fixtures/machine/h200_probe.json").read_text("utf-8"))
+    cuda_total = probe["torch"]["mem_get_info"][1]
+    p = plan(Inputs(model="meta-llama/Llama-3.1-8B-Instruct", gpu="H200", vllm_version="0.20.0"))
+    assert abs(p.gpu["total_bytes"] - cuda_total) < 0.01 * GIB
+    assert p.gpu["total_bytes"] < 140 * GIB  # the marketed "141 GB" read as GiB would be 1.2 GiB too many
+
+
+def test_mxfp4_experts_are_padded_for_marlin_below_sm90():
+    # gpt-oss-20b: 24 layers x 32 experts, hidden 2880 -> 3072 (x256), intermediate 2880 -> 2944 (x128)
+    values = 3 * 2944 * 3072
+    padded = 24 * 32 * (values // 2 + values // 32 + (2 * 2944 + 3072) * 2)
+    base = {"model": "openai/gpt-oss-20b", "gpu_memory_gib": 79.15, "vllm_version": "0.19.0", "max_model_len": 131072}
+    a100 = plan(Inputs(gpu="A100 80GB", **base))
+    h100 = plan(Inputs(gpu="H100", **base))
+    unpadded = 24 * 32 * 3 * 2880 * 2880 * (0.5 + 1 / 32)
+    # the same checkpoint: only the experts' layout differs (Hopper runs unpadded Triton kernels)
+    assert abs(a100.value("weights_bytes_per_gpu") - (h100.value("weights_bytes_per_gpu") - unpadded + padded)) <= 1
+    # vLLM printed 13.72 GiB for the load on an A100 (benchmarks/plan_cases.json, gpt-oss-20b-a100-0190)
+    assert abs(a100.value("weights_bytes_per_gpu") / GIB - 13.72) / 13.72 < 0.01
+
+
+def test_bundled_tables_say_what_each_entry_was_checked_against():
+    from oomwizard.plan.sources import bundled_gpus, bundled_models
+
+    for g in bundled_gpus():
+        assert g.get("verified"), g["name"]
+        if g.get("total_gib_seen"):
+            assert g["total_gib_seen"] < g["memory_gb"], g["name"]  # CUDA sees less than the marketed size
+    for name in ("Qwen/Qwen3-Next-80B-A3B-Instruct", "nvidia/NVIDIA-Nemotron-Nano-9B-v2"):
+        assert "huggingface.co/" in bundled_models()[name]["_source"]
