@@ -6,7 +6,7 @@ import json
 
 from kbkit import GIB, H200_BYTES, MIB, facts, value, why
 
-from oomwizard.advice.calcs.graphs import fewer_spec_tokens, spec_logits_bytes
+from oomwizard.advice.calcs.spec_decode import fewer_spec_tokens, spec_logits_bytes
 from oomwizard.advice.numbers import resolve
 from oomwizard.facts.model import Fact, FactSet
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..advice.calcs.memory import current_util
+from ..advice.calcs.readings import current_util
 from ..advice.numbers import GIB
 from ..facts.model import FactSet
 from ..i18n import Text

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ...facts.model import FactSet
 from ...i18n import Text
-from ..numbers import Computed, calc
+from ..numbers import Computed, calc, explain
 from ..numbers import src as _src
 
 KEY = "expandable_segments"
@@ -49,20 +49,16 @@ def _computed(facts: FactSet, enabled: bool) -> Computed:
     conf = facts.value("alloc_conf")
     value = with_expandable(str(conf) if conf else None, enabled)
     if conf and value != f"{KEY}:{enabled}":
-        return Computed(
+        return explain(
             value,
-            Text(
-                f"your allocator setting {conf!r} ({_src(facts, 'alloc_conf')}) with {KEY}:{enabled} and its other options kept",
-                f"你的分配器配置 {conf!r}（{_src(facts, 'alloc_conf')}），设为 {KEY}:{enabled}，其他选项保留",
-            ),
+            f"your allocator setting {conf!r} ({_src(facts, 'alloc_conf')}) with {KEY}:{enabled} and its other options kept",
+            f"你的分配器配置 {conf!r}（{_src(facts, 'alloc_conf')}），设为 {KEY}:{enabled}，其他选项保留",
             ("alloc_conf",),
         )
-    return Computed(
+    return explain(
         value,
-        Text(
-            f"{KEY}:{enabled}; add any other allocator options you use after a comma",
-            f"{KEY}:{enabled}；如果你还用了其他分配器选项，请用逗号接在后面",
-        ),
+        f"{KEY}:{enabled}; add any other allocator options you use after a comma",
+        f"{KEY}:{enabled}；如果你还用了其他分配器选项，请用逗号接在后面",
         ("alloc_conf",),
     )
 

@@ -34,6 +34,7 @@ from ..numbers import (
     default_gpu_memory_utilization,
     default_max_num_batched_tokens,
     default_max_num_seqs,
+    explain,
     pow2_floor,
 )
 from ..numbers import as_int as _int
@@ -260,25 +261,21 @@ def sampler_max_num_seqs(facts: FactSet) -> Computed | None:
             small_zh = (
                 f" 低于 {MIN_USEFUL_SEQS}：应改为（或同时）降低 --gpu-memory-utilization。" if new < MIN_USEFUL_SEQS else ""
             )
-            return Computed(
-                str(new),
-                Text(
-                    f"{n_why.en}; each request costs {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
-                    f"{_mib(per_request)} ({vocab_why.en}); {_mib(free)} was free at the OOM ({_src(facts, 'oom_free_bytes')})"
-                    f"{held_en}; {SAFETY:.0%} of {_mib(room)} holds {fit} requests, {new} as a power of two.{small_en}",
-                    f"{n_why.zh}；每个请求需要 {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
-                    f"{_mib(per_request)}（{vocab_why.zh}）；OOM 时空闲 {_mib(free)}（{_src(facts, 'oom_free_bytes')}）"
-                    f"{held_zh}；{_mib(room)} 的 {SAFETY:.0%} 可容纳 {fit} 个请求，取 2 的幂为 {new}。{small_zh}",
-                ),
+            return explain(
+                new,
+                f"{n_why.en}; each request costs {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
+                f"{_mib(per_request)} ({vocab_why.en}); {_mib(free)} was free at the OOM ({_src(facts, 'oom_free_bytes')})"
+                f"{held_en}; {SAFETY:.0%} of {_mib(room)} holds {fit} requests, {new} as a power of two.{small_en}",
+                f"{n_why.zh}；每个请求需要 {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
+                f"{_mib(per_request)}（{vocab_why.zh}）；OOM 时空闲 {_mib(free)}（{_src(facts, 'oom_free_bytes')}）"
+                f"{held_zh}；{_mib(room)} 的 {SAFETY:.0%} 可容纳 {fit} 个请求，取 2 的幂为 {new}。{small_zh}",
                 (*n_inputs, "oom_free_bytes", "vocab_size") + (("oom_requested_bytes",) if held else ()),
             )
     new = max(1, pow2_floor(n / 2))
-    return Computed(
-        str(new),
-        Text(
-            f"{n_why.en}; the sampler's memory is proportional to that count, so half of it as a power of two is {new}.",
-            f"{n_why.zh}；sampler 的显存与该数量成正比，减半并取 2 的幂为 {new}。",
-        ),
+    return explain(
+        new,
+        f"{n_why.en}; the sampler's memory is proportional to that count, so half of it as a power of two is {new}.",
+        f"{n_why.zh}；sampler 的显存与该数量成正比，减半并取 2 的幂为 {new}。",
         n_inputs,
     )
 
@@ -302,15 +299,13 @@ def sampler_halved_max_num_seqs(facts: FactSet) -> Computed | None:
     """
     n, n_why, n_inputs = warmup_requests(facts)
     new = max(1, pow2_floor(n / 2))
-    return Computed(
-        str(new),
-        Text(
-            f"{n_why.en}; half of it as a power of two is {new}. The profiling run samples the same number of requests, "
-            "so the KV cache grows by about what this saves: it helps mainly through fewer CUDA graph sizes (0.10.0+, "
-            "below 256 sequences), so lower --gpu-memory-utilization first.",
-            f"{n_why.zh}；减半并取 2 的幂为 {new}。显存分析阶段采样的请求数与此相同，因此省下的显存大致会被 KV cache 吃回去："
-            "它主要通过减少 CUDA graph 尺寸起作用（0.10.0 起，且低于 256 个序列时），所以应先降低 --gpu-memory-utilization。",
-        ),
+    return explain(
+        new,
+        f"{n_why.en}; half of it as a power of two is {new}. The profiling run samples the same number of requests, "
+        "so the KV cache grows by about what this saves: it helps mainly through fewer CUDA graph sizes (0.10.0+, "
+        "below 256 sequences), so lower --gpu-memory-utilization first.",
+        f"{n_why.zh}；减半并取 2 的幂为 {new}。显存分析阶段采样的请求数与此相同，因此省下的显存大致会被 KV cache 吃回去："
+        "它主要通过减少 CUDA graph 尺寸起作用（0.10.0 起，且低于 256 个序列时），所以应先降低 --gpu-memory-utilization。",
         n_inputs,
     )
 
@@ -330,12 +325,10 @@ def halved_max_num_seqs(facts: FactSet) -> Computed | None:
     else:
         seqs, why = default_max_num_seqs(facts)
     new = max(1, pow2_floor(seqs / 2))
-    return Computed(
-        str(new),
-        Text(
-            f"max_num_seqs = {seqs} ({why}); half of it as a power of two is {new}.",
-            f"max_num_seqs = {seqs}（{why}）；减半并取 2 的幂为 {new}。",
-        ),
+    return explain(
+        new,
+        f"max_num_seqs = {seqs} ({why}); half of it as a power of two is {new}.",
+        f"max_num_seqs = {seqs}（{why}）；减半并取 2 的幂为 {new}。",
         ("max_num_seqs",),
     )
 
@@ -389,22 +382,18 @@ def sampler_gpu_util(facts: FactSet) -> Computed | None:
             new = round(util - drop, 2)
             if new <= MIN_UTIL:
                 return None
-            return Computed(
+            return explain(
                 f"{new:.2f}",
-                Text(
-                    f"{basis_en}; (shortfall + 0.5 GiB) / {_gib(total)} = {drop:.2f}; {util} ({util_why}) - {drop:.2f} = {new:.2f}.",
-                    f"{basis_zh}；（缺口 + 0.5 GiB）/ {_gib(total)} = {drop:.2f}；{util}（{util_why}）- {drop:.2f} = {new:.2f}。",
-                ),
+                f"{basis_en}; (shortfall + 0.5 GiB) / {_gib(total)} = {drop:.2f}; {util} ({util_why}) - {drop:.2f} = {new:.2f}.",
+                f"{basis_zh}；（缺口 + 0.5 GiB）/ {_gib(total)} = {drop:.2f}；{util}（{util_why}）- {drop:.2f} = {new:.2f}。",
                 ("gpu_memory_utilization", "oom_total_bytes", "oom_free_bytes"),
             )
     new = round(util - 0.05, 2)
     if new <= MIN_UTIL:
         return None
-    return Computed(
+    return explain(
         f"{new:.2f}",
-        Text(
-            f"now {util} ({util_why}); without the OOM's figures, give back 0.05 of the GPU: {new:.2f}.",
-            f"当前为 {util}（{util_why}）；缺少 OOM 报错中的数字，先让出 0.05 的显存：{new:.2f}。",
-        ),
+        f"now {util} ({util_why}); without the OOM's figures, give back 0.05 of the GPU: {new:.2f}.",
+        f"当前为 {util}（{util_why}）；缺少 OOM 报错中的数字，先让出 0.05 的显存：{new:.2f}。",
         ("gpu_memory_utilization",),
     )
