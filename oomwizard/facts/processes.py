@@ -273,7 +273,7 @@ def human_int(raw: Any) -> int | None:
         return int(float(num) * 1000**power)
     if "." in num:
         return None
-    return int(num) * 1024**power
+    return int(num) << (10 * power)  # x 1024**power
 
 
 def _json_obj(raw: Any) -> dict[str, Any] | None:

@@ -36,7 +36,7 @@ from .model import (
     Source,
     Variant,
 )
-from .root import default_root
+from .root import default_root as default_root  # part of the loader's interface: where the KB is read from
 from .yamlsrc import KBError, LDict, LList, Problem, load_yaml
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")

@@ -101,7 +101,7 @@ def seqs_clause(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
 
 def runs_v0(facts: FactSet) -> bool:
     """The V0 engine: said so, or a release before 0.8.0 (V1 is the default from 0.8.0) when unsaid."""
-    engine = facts.value("engine")
+    engine: object = facts.value("engine")
     if engine is not None:
         return engine == "v0"
     v = Version.try_parse(facts.value("vllm_version"))

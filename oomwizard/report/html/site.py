@@ -68,12 +68,14 @@ def markdown_html(text: str) -> str:
     tokens = _MD.parse(text)
     _relink(tokens)
     _join_cjk_lines(tokens)
-    return _MD.renderer.render(tokens, _MD.options, {})
+    html: str = _MD.renderer.render(tokens, _MD.options, {})
+    return html
 
 
 def inline_html(text: str) -> str:
     """One line of knowledge-base text (backticks become code); raw HTML stays escaped."""
-    return _MD.renderInline(text)
+    html: str = _MD.renderInline(text)
+    return html
 
 
 def badge(text: str, cls: str = "") -> str:
