@@ -24,7 +24,8 @@ from fake_nvml import (
 )
 from fake_proc import make_proc
 
-from oomwizard.facts.gpu import arch_for_cc, link_summary, map_visible, read_nvml
+from oomwizard.facts.gpu import arch_for_cc, link_summary, read_nvml
+from oomwizard.facts.visible import map_visible
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from ..envelope import envelope
 from .derive import allocator_for, derive, facts_from_data
 from .env import collect_env
 from .envfiles import read_env
-from .gpu import default_proc_root, map_visible, read_nvml
+from .gpu import default_proc_root, read_nvml
 from .host import read_host
 from .model import FactSet
 from .notes import machine_notes, note
@@ -44,6 +44,7 @@ from .packages import (
 )
 from .processes import find_servers
 from .trust import unsafe_reason
+from .visible import map_visible
 
 KIND = "detect"
 """The envelope kind of a machine report (``oomwizard/detect/v1``); older saves carry ``schema: 1``."""
