@@ -8,6 +8,7 @@ the same wherever it is and loading goes on after it: one ``oomwizard lint`` run
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..expr import Condition, ExprError
@@ -41,16 +42,17 @@ class FieldReader:
         for k in sorted(required - set(d)):
             self.err(d.line, f"{what}: missing field {k!r}")
 
-    def text(self, d: LDict, key: str, what: str, required: bool = True) -> Text | None:
+    def text(self, d: LDict, key: str, what: str, required: bool = True, clean: Callable[[str], str] = str.strip) -> Text | None:
+        """``{en: …, zh: …}`` under ``key``; ``clean`` tidies each language's text (default: strip)."""
         if key not in d:
             if required:
                 self.err(d.line, f"{what}: missing field {key!r}")
             return None
         v = d[key]
         line = d.line_of(key)
-        return self.text_value(v, line, f"{what}.{key}")
+        return self.text_value(v, line, f"{what}.{key}", clean)
 
-    def text_value(self, v: Any, line: int, what: str) -> Text | None:
+    def text_value(self, v: Any, line: int, what: str, clean: Callable[[str], str] = str.strip) -> Text | None:
         if not isinstance(v, LDict):
             self.err(line, f"{what} must have an 'en' and a 'zh' text")
             return None
@@ -63,7 +65,7 @@ class FieldReader:
             if not isinstance(s, str) or not s.strip():
                 self.err(v.line_of(lang) if lang in v else v.line, f"{what}: missing {lang!r} translation")
                 s = ""
-            values[lang] = s.strip()
+            values[lang] = clean(s)
         return Text(values["en"], values["zh"])
 
     def string(self, d: LDict, key: str, what: str, required: bool = True) -> str | None:
@@ -99,6 +101,17 @@ class FieldReader:
         except VersionError as e:
             self.err(line, f"{what}: {e}")
             return VersionSpec.parse("*")
+
+    def strings(self, d: LDict, key: str, what: str) -> tuple[str, ...]:
+        """A list of non-empty strings under ``key`` (stripped); each other item is a problem."""
+        out = []
+        lst = self.lst(d, key, what)
+        for i, v in enumerate(lst):
+            if not isinstance(v, str) or not v.strip():
+                self.err(lst.line_of(i), f"{what}.{key}[{i}] must be a non-empty string")
+                continue
+            out.append(v.strip())
+        return tuple(out)
 
     def lst(self, d: LDict, key: str, what: str, required: bool = False) -> LList:
         if key not in d:

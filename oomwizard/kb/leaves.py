@@ -16,17 +16,6 @@ from .model import COSTS, EVIDENCE, ROOT_CAUSE_STATUS, AutoCheck, Check, Fix, Kn
 from .yamlsrc import LDict
 
 
-def _str_list(ctx: FieldReader, d: LDict, key: str, what: str) -> tuple[str, ...]:
-    out = []
-    lst = ctx.lst(d, key, what)
-    for i, v in enumerate(lst):
-        if not isinstance(v, str) or not v.strip():
-            ctx.err(lst.line_of(i), f"{what}.{key}[{i}] must be a non-empty string")
-            continue
-        out.append(v.strip())
-    return tuple(out)
-
-
 def _variant(ctx: FieldReader, d: LDict, what: str) -> Variant:
     ctx.keys(d, {"versions", "flags", "remove_flags", "env", "unset_env", "shell", "note"}, {"versions"}, what)
     flags: list[tuple[str, str | None]] = []
@@ -53,10 +42,10 @@ def _variant(ctx: FieldReader, d: LDict, what: str) -> Variant:
     v = Variant(
         versions=ctx.versions(d.get("versions"), d.line_of("versions"), what),
         flags=tuple(flags),
-        remove_flags=_str_list(ctx, d, "remove_flags", what),
+        remove_flags=ctx.strings(d, "remove_flags", what),
         env=tuple(env),
-        unset_env=_str_list(ctx, d, "unset_env", what),
-        shell=_str_list(ctx, d, "shell", what),
+        unset_env=ctx.strings(d, "unset_env", what),
+        shell=ctx.strings(d, "shell", what),
         note=note,
         line=d.line,
     )
@@ -89,7 +78,7 @@ def _fix(ctx: FieldReader, d: LDict, what: str) -> Fix:
         cost_note=ctx.text(d, "cost_note", what) or Text("", ""),
         evidence=ctx.enum(d, "evidence", EVIDENCE, what),
         variants=tuple(variants),
-        sources=_str_list(ctx, d, "sources", what),
+        sources=ctx.strings(d, "sources", what),
         why=ctx.text(d, "why", what, required=False),
         line=d.line,
     )
@@ -214,7 +203,7 @@ def parse_leaf(ctx: FieldReader, d: LDict, expected_id: str) -> Leaf | None:
             sources.append(Source(url, str(sd.get("title", "")), line))
     return Leaf(
         id=lid,
-        scenarios=_str_list(ctx, d, "scenarios", what),
+        scenarios=ctx.strings(d, "scenarios", what),
         title=ctx.text(d, "title", what) or Text("", ""),
         conclusion=ctx.text(d, "conclusion", what) or Text("", ""),
         environment=ctx.text(d, "environment", what) or Text("", ""),
