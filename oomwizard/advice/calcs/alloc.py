@@ -11,32 +11,13 @@ check). The leaves unset PYTORCH_ALLOC_CONF next to it, so no other variable can
 
 from __future__ import annotations
 
+from ...facts.env import split_fields
 from ...facts.model import FactSet
 from ...i18n import Text
 from ..numbers import Computed, calc, explain
 from ..numbers import src as _src
 
 KEY = "expandable_segments"
-
-
-def split_fields(conf: str) -> list[str]:
-    """``a:1,roundup_power2_divisions:[256:1,>:2],b:2`` -> its top-level fields (brackets kept whole)."""
-    out: list[str] = []
-    depth, cur = 0, ""
-    for ch in conf:
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth = max(0, depth - 1)
-        if ch == "," and depth == 0:
-            if cur.strip():
-                out.append(cur.strip())
-            cur = ""
-            continue
-        cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
 
 
 def with_expandable(conf: str | None, enabled: bool) -> str:
