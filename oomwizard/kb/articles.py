@@ -11,12 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..i18n import LANGS
+from ..text.cells import JOINED_SCRIPT
 from .model import Article
 from .yamlsrc import Problem
 
 _FRONT_RE = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
-_CJK = "\u3400-\u9fff\u3000-\u303f\uff00-\uffef"
-_CJK_BREAK_RE = re.compile(f"([{_CJK}])\n[ \t]*(?=[{_CJK}])")
+_CJK_BREAK_RE = re.compile(f"([{JOINED_SCRIPT}])\n[ \t]*(?=[{JOINED_SCRIPT}])")
 _FENCE_RE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.M | re.S)
 
 

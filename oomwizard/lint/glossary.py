@@ -14,9 +14,10 @@ import re
 from pathlib import Path
 
 from ..i18n import LANGS
-from ..kb.releases import ENV_RE, NEVER_EXISTED, PREFIX_ONLY_FLAGS, load_releases
+from ..kb.releases import ENV_RE, FLAG_RE, NEVER_EXISTED, PREFIX_ONLY_FLAGS, load_releases
 from ..onboard.data import Onboarding, Term, load_onboarding
 from ..versions import VersionError, VersionSpec
+from .articles import LINK_RE
 from .context import LintContext
 
 GLOSSARY = "content/glossary/terms.yaml"
@@ -25,8 +26,6 @@ BROWSE = "content/browse/scenarios.yaml"
 TOUR = "content/tour/steps.yaml"
 TOUR_STEPS = (5, 8)
 MIN_TERMS = 25
-_FLAG_RE = re.compile(r"(?<![A-Za-z0-9_-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
-_LINK_RE = re.compile(r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?\s*\)")
 TERM_SCHEME = "term:"
 """Guides link a glossary entry as ``[text](term:<id>)``; the site and the TUI resolve it."""
 
@@ -76,7 +75,7 @@ def _check_term(ctx: LintContext, ob: Onboarding, t: Term) -> None:
             ctx.error(GLOSSARY, ctx.line_in(GLOSSARY, t.line, "env", name), f"term {t.id}: {p}")
     for lang in LANGS:
         problems = [_env_problem(n) for n in ENV_RE.findall(t.definition(lang))]
-        problems += [_flag_problem(f) for f in _FLAG_RE.findall(t.definition(lang))]
+        problems += [_flag_problem(f) for f in FLAG_RE.findall(t.definition(lang))]
         for p in problems:
             if p is not None:
                 ctx.error(f"content/glossary/{lang}.yaml", t.lang_lines.get(lang), f"term {t.id}: {p}")
@@ -122,7 +121,7 @@ def _check_browse(ctx: LintContext, ob: Onboarding) -> None:
                 VersionSpec.parse(m.versions)
             except VersionError as e:
                 ctx.error(BROWSE, m.line, f"scenario {info.id}: {e}")
-            for flag in _FLAG_RE.findall(m.text):
+            for flag in FLAG_RE.findall(m.text):
                 if (p := _flag_problem(flag)) is not None:
                     ctx.error(BROWSE, m.line, f"scenario {info.id}: {p}")
 
@@ -145,7 +144,7 @@ def _check_guides(ctx: LintContext, ob: Onboarding) -> None:
 
 
 def _check_guide_line(ctx: LintContext, ob: Onboarding, file: str, folder: Path, n: int, line: str) -> None:
-    for target in _LINK_RE.findall(line):
+    for target in LINK_RE.findall(line):
         if target.startswith(TERM_SCHEME):
             if target[len(TERM_SCHEME):] not in ob.terms:
                 ctx.error(file, n, f"link to term {target[len(TERM_SCHEME):]!r}, which is not in the glossary")
@@ -153,7 +152,7 @@ def _check_guide_line(ctx: LintContext, ob: Onboarding, file: str, folder: Path,
             path = target.split("#", 1)[0]
             if path and not (folder / path).resolve().exists():
                 ctx.error(file, n, f"link to {target!r}, which does not exist")
-    problems = [_env_problem(name) for name in ENV_RE.findall(line)] + [_flag_problem(f) for f in _FLAG_RE.findall(line)]
+    problems = [_env_problem(name) for name in ENV_RE.findall(line)] + [_flag_problem(f) for f in FLAG_RE.findall(line)]
     for p in problems:
         if p is not None:
             ctx.error(file, n, p)

@@ -18,10 +18,10 @@ from ..i18n import LANGS, Text
 from ..kb.fields import FieldReader
 from ..kb.root import default_root
 from ..kb.yamlsrc import LDict, LList, Problem, load_yaml
+from ..text.cells import JOINED_SCRIPT
 
 MESSAGE_KINDS = ("error", "log", "torch")
-_CJK = "\u3400-\u9fff\u3000-\u303f\uff00-\uffef"
-_FOLD_RE = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])|(?<=[\u3000-\u303f\uff00-\uffef]) ")
+_FOLD_RE = re.compile(f"(?<=[{JOINED_SCRIPT}]) (?=[{JOINED_SCRIPT}])|(?<=[\u3000-\u303f\uff00-\uffef]) ")
 
 
 def unfold(text: str) -> str:
