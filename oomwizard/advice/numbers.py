@@ -97,6 +97,11 @@ def pow2_floor(n: float) -> int:
     return 1 if n < 2 else 2 ** int(math.log2(n))
 
 
+def half_pow2(n: float) -> int:
+    """Half of ``n`` rounded down to a power of two, at least 1: how a limit is halved everywhere."""
+    return max(1, pow2_floor(n / 2))
+
+
 def default_gpu_memory_utilization(facts: FactSet) -> tuple[float, str]:
     """vLLM's default when the flag was not given: 0.9 before 0.20.0, 0.92 from 0.20.0."""
     v = Version.try_parse(facts.value("vllm_version"))

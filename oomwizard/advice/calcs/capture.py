@@ -13,7 +13,7 @@ import json
 from ...facts.model import FactSet
 from ...i18n import Text
 from ...versions import Version
-from ..numbers import Computed, calc, explain, pow2_floor
+from ..numbers import Computed, calc, explain, half_pow2
 from .readings import runs_v0, seqs_clause
 
 DEFAULT_MAX_CAPTURE = 512
@@ -99,7 +99,7 @@ def _cudagraph_capture_sizes_config(facts: FactSet) -> Computed | None:
 def _cudagraph_max_num_seqs(facts: FactSet) -> Computed | None:
     """Half the current max_num_seqs as a power of two; says whether this release's capture list follows it."""
     seqs, seqs_why, names = seqs_clause(facts)
-    new = max(1, pow2_floor(seqs / 2))
+    new = half_pow2(seqs)
     current, _, _, _ = capture_size_limit(facts)
     v = Version.try_parse(facts.value("vllm_version"))
     if capture_follows_max_num_seqs(facts):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ...facts.model import FactSet
 from ...i18n import Text
 from ...text.units import GIB, MIB
-from ..numbers import Computed, calc, default_max_num_batched_tokens, explain, num, pow2_floor, src
+from ..numbers import Computed, calc, default_max_num_batched_tokens, explain, half_pow2, num, pow2_floor, src
 from .readings import current_max_num_seqs
 
 LOGITS_BUDGET_GIB = 2.0
@@ -30,7 +30,7 @@ float32 log-softmax (4 B). Measured on our H200: benchmarks/results/prompt_logpr
 )
 def serving_max_num_seqs(facts: FactSet) -> Computed | None:
     n, basis = current_max_num_seqs(facts)
-    new = max(1, pow2_floor(n / 2))
+    new = half_pow2(n)
     return explain(
         new,
         f"max_num_seqs is {n} ({basis}); half of that, as a power of two, is {new}.",

@@ -33,13 +33,14 @@ from ..numbers import (
     calc,
     default_gpu_memory_utilization,
     default_max_num_batched_tokens,
-    default_max_num_seqs,
     explain,
+    half_pow2,
     pow2_floor,
 )
 from ..numbers import as_int as _int
 from ..numbers import origin as _origin
 from ..numbers import src as _src
+from .readings import seqs_clause
 
 SORT_BYTES_PER_ELEMENT = 36
 """Measured on an H200 with torch 2.11: float32 copy, sorted values, int64 order, softmax/cumsum,
@@ -114,13 +115,7 @@ def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
         return n, Text(f"the warm-up ran {n} dummy requests ({basis})", f"预热使用了 {n} 个虚拟请求（{basis}）"), (
             "sampler_dummy_requests",
         )
-    seqs = _int(facts, "max_num_seqs")
-    fact = facts.get("max_num_seqs")
-    if seqs and fact is not None:
-        seqs_why_en = seqs_why_zh = fact.source
-    else:
-        seqs, why = default_max_num_seqs(facts)
-        seqs_why_en, seqs_why_zh = why, why
+    seqs, seqs_why, _ = seqs_clause(facts)
     tokens = _int(facts, "max_num_batched_tokens") or (default_max_num_batched_tokens(facts) or (2048, ""))[0]
     if facts.value("model_runner") == "v2":
         # gpu/warmup.py@0.25.0: prompts of decode_query_len + 1 = 2 + k tokens (k draft tokens); the
@@ -130,9 +125,9 @@ def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
         return (
             n,
             Text(
-                f"model runner V2's warm-up samples min(max_num_seqs = {seqs} ({seqs_why_en}), "
+                f"model runner V2's warm-up samples min({seqs_why.en}, "
                 f"max_num_batched_tokens = {tokens} // {per}) = {n} requests",
-                f"Model Runner V2 的预热采样 min(max_num_seqs = {seqs}（{seqs_why_zh}），"
+                f"Model Runner V2 的预热采样 min({seqs_why.zh}，"
                 f"max_num_batched_tokens = {tokens} // {per}) = {n} 个请求",
             ),
             ("max_num_seqs", "max_num_batched_tokens", "model_runner"),
@@ -141,8 +136,8 @@ def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
     return (
         n,
         Text(
-            f"the warm-up runs min(max_num_seqs = {seqs} ({seqs_why_en}), max_num_batched_tokens = {tokens}) = {n} dummy requests",
-            f"预热运行 min(max_num_seqs = {seqs}（{seqs_why_zh}），max_num_batched_tokens = {tokens}) = {n} 个虚拟请求",
+            f"the warm-up runs min({seqs_why.en}, max_num_batched_tokens = {tokens}) = {n} dummy requests",
+            f"预热运行 min({seqs_why.zh}，max_num_batched_tokens = {tokens}) = {n} 个虚拟请求",
         ),
         ("max_num_seqs", "max_num_batched_tokens"),
     )
@@ -271,7 +266,7 @@ def sampler_max_num_seqs(facts: FactSet) -> Computed | None:
                 f"{held_zh}；{_mib(room)} 的 {SAFETY:.0%} 可容纳 {fit} 个请求，取 2 的幂为 {new}。{small_zh}",
                 (*n_inputs, "oom_free_bytes", "vocab_size") + (("oom_requested_bytes",) if held else ()),
             )
-    new = max(1, pow2_floor(n / 2))
+    new = half_pow2(n)
     return explain(
         new,
         f"{n_why.en}; the sampler's memory is proportional to that count, so half of it as a power of two is {new}.",
@@ -298,7 +293,7 @@ def sampler_halved_max_num_seqs(facts: FactSet) -> Computed | None:
     at the OOM would cut concurrency and could still fail, so none is offered here.
     """
     n, n_why, n_inputs = warmup_requests(facts)
-    new = max(1, pow2_floor(n / 2))
+    new = half_pow2(n)
     return explain(
         new,
         f"{n_why.en}; half of it as a power of two is {new}. The profiling run samples the same number of requests, "
@@ -318,17 +313,12 @@ def sampler_halved_max_num_seqs(facts: FactSet) -> Computed | None:
 def halved_max_num_seqs(facts: FactSet) -> Computed | None:
     """Half of max_num_seqs (the flag, else the default) as a power of two, for profiles that run
     max_num_seqs dummy sequences (the V0 engine) and have no per-request byte model of their own."""
-    seqs = _int(facts, "max_num_seqs")
-    fact = facts.get("max_num_seqs")
-    if seqs and fact is not None:
-        why = fact.source
-    else:
-        seqs, why = default_max_num_seqs(facts)
-    new = max(1, pow2_floor(seqs / 2))
+    seqs, seqs_why, _ = seqs_clause(facts)
+    new = half_pow2(seqs)
     return explain(
         new,
-        f"max_num_seqs = {seqs} ({why}); half of it as a power of two is {new}.",
-        f"max_num_seqs = {seqs}（{why}）；减半并取 2 的幂为 {new}。",
+        f"{seqs_why.en}; half of it as a power of two is {new}.",
+        f"{seqs_why.zh}；减半并取 2 的幂为 {new}。",
         ("max_num_seqs",),
     )
 

@@ -17,7 +17,7 @@ from ...facts.model import FactSet
 from ...i18n import Text
 from ...text.units import gib as _gib
 from ..commands import ServeCommand
-from ..numbers import Computed, calc, ceil2, explain, floor2, num, origin, pow2_floor
+from ..numbers import Computed, calc, ceil2, explain, floor2, half_pow2, num, origin
 from .readings import FALLBACK_UTIL_STEP, MIN_UTIL, seqs_clause, total_bytes, util_clause
 
 SPEC_LOGITS_BYTES = 4
@@ -187,7 +187,7 @@ def _spec_gpu_util(facts: FactSet) -> Computed | None:
 )
 def _spec_max_num_seqs(facts: FactSet) -> Computed | None:
     seqs, seqs_why, names = seqs_clause(facts)
-    new = max(1, pow2_floor(seqs / 2))
+    new = half_pow2(seqs)
     found = _spec_tokens(facts)
     if found is None:
         tail_en = "the verification batch (requests x (k + 1) tokens) halves with it."
