@@ -19,7 +19,10 @@ from typing import Any
 from ..text.redact import redact_argv
 from .nvml import (
     GpuLost,
+    MemoryInfo,
     Nvml,
+    as_int,
+    as_int_pair,
     as_text,
     device_error,
     err_code,
@@ -64,7 +67,8 @@ class _Reader:
         self.not_supported = nvml_code(nv, "NOT_SUPPORTED")
         self.lost = nvml_code(nv, "GPU_IS_LOST")
 
-    def call(self, errors: dict[str, str], field: str, fn_name: str, *args: Any) -> Any:
+    def call(self, errors: dict[str, str], field: str, fn_name: str, *args: object) -> object:
+        """``fn_name`` of the module if it has it; None when it is missing or not supported here."""
         fn = getattr(self.nv, fn_name, None)
         if fn is None:
             return None
@@ -88,7 +92,7 @@ class _Reader:
         if version is not None:
             scratch: dict[str, str] = {}
             m = self.call(scratch, "memory", "nvmlDeviceGetMemoryInfo", handle, version)
-            if m is not None and getattr(m, "total", None):
+            if isinstance(m, MemoryInfo) and m.total:
                 return {
                     "total": int(m.total),
                     "reserved": int(getattr(m, "reserved", 0)),
@@ -97,7 +101,7 @@ class _Reader:
                     "version": "v2",
                 }
         m = self.call(errors, "memory", "nvmlDeviceGetMemoryInfo", handle)
-        if m is None:
+        if not isinstance(m, MemoryInfo):
             return None
         return {"total": int(m.total), "reserved": None, "used": int(m.used), "free": int(m.free), "version": "v1"}
 
@@ -175,9 +179,9 @@ class _Reader:
         return active
 
     def mig_devices(self, errors: dict[str, str], handle: object) -> list[dict[str, Any]]:
-        count = self.call(errors, "mig_devices", "nvmlDeviceGetMaxMigDeviceCount", handle) or 0
+        count = as_int(self.call(errors, "mig_devices", "nvmlDeviceGetMaxMigDeviceCount", handle)) or 0
         out = []
-        for i in range(int(count)):
+        for i in range(count):
             scratch: dict[str, str] = {}
             mh = self.call(scratch, "mig", "nvmlDeviceGetMigDeviceHandleByIndex", handle, i)
             if mh is None:
@@ -188,7 +192,7 @@ class _Reader:
                 {
                     "index": i,
                     "uuid": uuid,
-                    "memory": None if mem is None else {"total": int(mem.total), "used": int(mem.used), "free": int(mem.free), "version": "v1"},
+                    "memory": None if not isinstance(mem, MemoryInfo) else {"total": int(mem.total), "used": int(mem.used), "free": int(mem.free), "version": "v1"},
                 }
             )
         return out
@@ -206,18 +210,19 @@ class _Reader:
             g["uuid"] = as_text(self.call(errors, "uuid", "nvmlDeviceGetUUID", handle))
             pci = self.call(errors, "pci", "nvmlDeviceGetPciInfo", handle)
             g["pci_bus_id"] = as_text(getattr(pci, "busId", None)) if pci is not None else None
-            cc = self.call(errors, "cc", "nvmlDeviceGetCudaComputeCapability", handle)
+            cc = as_int_pair(self.call(errors, "cc", "nvmlDeviceGetCudaComputeCapability", handle))
             if cc:
-                major, minor = int(cc[0]), int(cc[1])
+                major, minor = cc
                 arch, sm = arch_for_cc(major, minor)
                 g.update({"cc": f"{major}.{minor}", "sm": sm, "arch": arch})
             g["memory"] = self.memory(errors, handle)
-            mig = self.call(errors, "mig", "nvmlDeviceGetMigMode", handle)
+            mig = as_int_pair(self.call(errors, "mig", "nvmlDeviceGetMigMode", handle))
             g["mig"] = {"enabled": bool(mig[0]), "pending": bool(mig[1]), "devices": []} if mig else None
             if g["mig"] and g["mig"]["enabled"]:
                 g["mig"]["devices"] = self.mig_devices(errors, handle)
             mode = self.call(errors, "compute_mode", "nvmlDeviceGetComputeMode", handle)
-            g["compute_mode"] = COMPUTE_MODES.get(mode, str(mode)) if mode is not None else None
+            code = as_int(mode)
+            g["compute_mode"] = COMPUTE_MODES.get(code, str(mode)) if code is not None else (None if mode is None else str(mode))
             g["processes"] = self.processes(errors, handle)
             g["nvlinks_active"] = self.nvlinks(handle)
         except GpuLost:
@@ -240,7 +245,7 @@ def _topology(reader: _Reader, handles: dict[int, object], gpus: list[dict[str, 
             status = reader.call(
                 scratch, "p2p", "nvmlDeviceGetP2PStatus", handles[a], handles[b], int(getattr(nv, "NVML_P2P_CAPS_INDEX_NVLINK", _NVLINK_P2P_INDEX))
             )
-            pcie = PCIE_LEVELS.get(level) if level is not None else None
+            pcie = PCIE_LEVELS.get(level) if isinstance(level, int) else None
             nvlink = None if status is None else status == int(getattr(nv, "NVML_P2P_STATUS_OK", 0))
             if nvlink is None and links.get(a) is None and links.get(b) is None:
                 nvlink = False  # neither GPU has any NVLink

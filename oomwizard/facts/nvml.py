@@ -8,7 +8,7 @@ so a fake module in the tests and an older nvidia-ml-py are read alike.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 class Nvml(Protocol):
@@ -22,6 +22,29 @@ class Nvml(Protocol):
     def nvmlDeviceGetCount(self) -> int: ...
 
     def nvmlDeviceGetHandleByIndex(self, index: int) -> object: ...
+
+
+@runtime_checkable
+class MemoryInfo(Protocol):
+    """What ``nvmlDeviceGetMemoryInfo`` answers (the v2 form adds ``reserved``)."""
+
+    total: int
+    used: int
+    free: int
+
+
+def as_int(v: object) -> int | None:
+    """An NVML number, or None for anything else (an unsupported field's None, a stray object)."""
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def as_int_pair(v: object) -> tuple[int, int] | None:
+    """The two numbers of a compute capability or a MIG mode (current, pending), or None."""
+    if isinstance(v, (tuple, list)) and len(v) >= 2:
+        a, b = as_int(v[0]), as_int(v[1])
+        if a is not None and b is not None:
+            return a, b
+    return None
 
 
 # NVML return codes (nvml.h); read from the module when it has them.
