@@ -331,13 +331,13 @@ def _compare(op: str, left: Value, right: Value) -> bool | None:
         return None
     a, b = _coerce_pair(left, right)
     try:
-        return {
+        return bool({
             "==": lambda: a == b,
             "!=": lambda: a != b,
             "<": lambda: a < b,
             "<=": lambda: a <= b,
             ">": lambda: a > b,
             ">=": lambda: a >= b,
-        }[op]()
+        }[op]())
     except TypeError:
         return None

@@ -31,7 +31,6 @@ from .frontend.inputs import (
     InputProblem,
     MachineResult,
     Sources,
-    check_log_path,
     colon,
     default_sources,
     machine_summary,
@@ -39,17 +38,17 @@ from .frontend.inputs import (
 )
 from .frontend.options import LaunchOptions
 from .i18n import ui
-from .kb.model import KnowledgeBase, Leaf, Question
+from .kb.model import KnowledgeBase, Question
 from .logs.model import Diagnosis
+from .plain_after import offer_report, offer_verify
 from .plain_menus import offer_save, review_facts, welcome
 from .plain_prompts import LinePrompts, TermPrompts
 from .report.diagnosis import diagnosis_text
 from .report.leaf import leaf_text
-from .report.verification import verification_text
 from .session import Session
 from .signals import HANDLED, SignalExit, Watchdog, exit_code
 from .text.cells import wrap
-from .text.output import clean_text, safe_stream
+from .text.output import safe_stream
 from .versions import Version
 
 BACK = "__back__"
@@ -57,10 +56,6 @@ HELP = "__help__"
 FACTS = "__facts__"
 NONE = "__none__"
 WIDTH = 80
-
-
-def _flat(text: str) -> str:
-    return " ".join(clean_text(text).split())
 
 
 class PlainWizard:
@@ -295,73 +290,9 @@ class PlainWizard:
         except (KeyboardInterrupt, EOFError):  # the fix is on the screen: leaving here is no cancel
             print(file=self.out, flush=True)
             return Exit.OK
-        self.offer_verify(step.leaf)
-        self.offer_report(step)
+        offer_verify(self, step.leaf)
+        offer_report(self, step)
         return Exit.OK
-
-    def offer_report(self, done: Done) -> None:
-        """Write the support bundle of this walk into the current folder, if the operator wants one."""
-        from .bundle.frontend import WalkState, folder_for, write_walk_bundle
-
-        try:
-            if not self.prompts.confirm(self.t("tui.plain.report_offer")):
-                return
-        except (KeyboardInterrupt, EOFError):
-            print(file=self.out, flush=True)
-            return
-        m = self.machine
-        state = WalkState(
-            self.kb, self.lang, logs=self.opts.effective_logs(), diagnosis=self.diagnosis,
-            machine=m.data if m is not None else None,
-            machine_source=("replayed" if self.opts.replay else "file" if m.replayed_from else "detected")
-            if m is not None else "none",
-            facts=self.session.facts.copy(), overrides=self.opts.overrides.copy(), answers=dict(self.session.answers),
-            order=list(self.session.order), done=done, replayed_from=getattr(self.opts, "replay", None))
-        try:
-            paths = write_walk_bundle(state, folder_for([]))
-        except Exception as e:  # noqa: BLE001 - the fix is on the screen already; say why and end normally
-            print(f"oomwizard: {self.t('tui.report.failed', error=f'{type(e).__name__}: {e}')}", file=self.err)
-            return
-        print(self.t("tui.report.done", paths=", ".join(paths)), file=self.err, flush=True)
-
-    def offer_verify(self, leaf: Leaf) -> None:
-        """Check the next start's log now, if the operator wants to (and the checklist can be checked).
-
-        The fix is on the screen already: leaving here in any way (No, an empty path, Ctrl+C, end of
-        input) ends the wizard normally.
-        """
-        from .frontend.verdicts import check_path
-        from .logs.diagnose import InputError
-
-        if not any(c.auto for c in leaf.checks):
-            return
-
-        def valid(text: str) -> bool | str:
-            if not text.strip():
-                return True
-            problem = check_log_path(text, self.lang)[1]
-            return problem if problem is not None else True
-
-        try:
-            if not self.prompts.confirm(self.t("tui.plain.verify_offer")):
-                return
-            raw = self.prompts.path(self.t("tui.plain.verify_path"), valid).strip()
-        except (KeyboardInterrupt, EOFError):
-            print(file=self.out, flush=True)
-            return
-        path = check_log_path(raw, self.lang)[0] if raw else None
-        if path is None:
-            return
-        print(self.t("tui.verify.running", what=_flat(path)), file=self.err, flush=True)
-        try:
-            checked = check_path(leaf, path, self.lang)
-        except InputError as e:
-            print(f"oomwizard: {_flat(str(e))}", file=self.err)
-            return
-        for warning in checked.warnings:
-            print(f"oomwizard: {warning}", file=self.err)
-        self.out.write("\n" + verification_text(checked.verification, self.lang, width=self.text_width))
-        self.out.flush()
 
 
 def run_plain(

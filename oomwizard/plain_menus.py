@@ -17,17 +17,13 @@ from .frontend.inputs import InputProblem, check_log_path, fact_title, format_va
 from .frontend.options import DEMO_LOG, DEMO_MACHINE
 from .report.save import default_filename, save_leaf
 from .text.cells import cell_len, ljust
-from .text.output import clean_text
+from .text.output import one_line
 
 if TYPE_CHECKING:
     from .plain import PlainWizard
 
 ACTIONS = ("open_log", "paste", "detect", "questions", "demo")
 """The welcome screen's actions, in its order (tui/screens/welcome.py)."""
-
-
-def _flat(text: str) -> str:
-    return " ".join(clean_text(text).split())
 
 
 def welcome(w: PlainWizard) -> None:
@@ -78,7 +74,7 @@ def _paste(w: PlainWizard) -> bool:
     try:
         diag = w.sources.diagnose_text(text, "pasted")
     except InputProblem as e:
-        w.prompts.say(f"oomwizard: {_flat(str(e))}")
+        w.prompts.say(f"oomwizard: {one_line(str(e))}")
         return False
     w.show_diagnosis(diag)
     return True
@@ -92,11 +88,11 @@ def facts_table(w: PlainWizard) -> list[str]:
     col = min(28, max(cell_len(f.name) for f in facts))
     lines: list[str] = []
     for f in facts:
-        value = _flat(format_value(f.name, f.value, w.lang))
-        source = _flat(f.source)
+        value = one_line(format_value(f.name, f.value, w.lang))
+        source = one_line(f.source)
         others = [a for a in w.session.facts.alternatives(f.name) if json_value(a.value) != json_value(f.value)]
         if others:
-            alt = ", ".join(f"{_flat(format_value(a.name, a.value, w.lang))} ({_flat(a.source)})" for a in others[:2])
+            alt = ", ".join(f"{one_line(format_value(a.name, a.value, w.lang))} ({one_line(a.source)})" for a in others[:2])
             source += "  " + w.t("tui.facts.other", others=alt)
         lines.append(f"{ljust(f.name, col)}  {value}  — {fact_title(f.name, w.lang)}; {source}")
     return lines
@@ -123,18 +119,18 @@ def review_facts(w: PlainWizard) -> None:
 
                 coerce(name, text.strip())
             except FactValueError as e:
-                return _flat(str(e))
+                return one_line(str(e))
             return True
 
-        current = "" if fact is None else _flat(str(json_value(fact.value)))
+        current = "" if fact is None else one_line(str(json_value(fact.value)))
         raw = w.prompts.text(label, current, "", valid).strip()
         try:
             new = w.session.override(name, raw)
             w.user_facts.add(new)
         except FactValueError as e:  # the prompt checked it; a stand-in prompt may not have
-            w.prompts.say(_flat(str(e)))
+            w.prompts.say(one_line(str(e)))
             continue
-        w.prompts.say(w.t("tui.facts.set", name=name, value=_flat(format_value(name, new.value, w.lang))))
+        w.prompts.say(w.t("tui.facts.set", name=name, value=one_line(format_value(name, new.value, w.lang))))
 
 
 def _ask_name(w: PlainWizard) -> str | None:
@@ -142,7 +138,7 @@ def _ask_name(w: PlainWizard) -> str | None:
         raw = text.strip()
         if not raw or _complete(raw) is not None:
             return True
-        return w.t("tui.facts.unknown_name", name=_flat(raw))
+        return w.t("tui.facts.unknown_name", name=one_line(raw))
 
     raw = w.prompts.text(w.t("plain.facts_prompt"), "", "", valid).strip()
     return _complete(raw) if raw else None

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from kbkit import facts
 
-from oomwizard.advice.calcs.alloc import split_fields, with_expandable
+from oomwizard.advice.calcs.alloc import with_expandable
 from oomwizard.advice.numbers import resolve
+from oomwizard.facts.env import split_fields
 
 
 def test_other_options_survive_and_brackets_stay_whole() -> None:

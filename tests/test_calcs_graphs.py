@@ -6,7 +6,7 @@ import json
 
 from kbkit import GIB, H200_BYTES, MIB, facts, value, why
 
-from oomwizard.advice.calcs.graphs import fewer_spec_tokens, spec_logits_bytes
+from oomwizard.advice.calcs.spec_decode import fewer_spec_tokens, spec_logits_bytes
 from oomwizard.advice.numbers import resolve
 from oomwizard.facts.model import Fact, FactSet
 
@@ -109,6 +109,17 @@ def test_capture_limit_follows_the_engine_and_release() -> None:
     assert value("cudagraph_max_capture_size", v1_old) == "256"
     assert "up to 512 whatever max_num_seqs is" in why("cudagraph_max_capture_size", v1_old)
     assert value("cudagraph_max_capture_size", facts(vllm_version="0.10.0", max_num_seqs=128)) == "128"
+
+
+def test_capture_sizes_and_image_limits_agree_on_the_engine() -> None:
+    # One reading of the engine for every subject: a stated engine wins over the release, and a
+    # release before 0.8.0 without one runs V0.
+    stated_v1 = facts(vllm_version="0.7.3", engine="v1", max_num_seqs=128, limit_mm_per_prompt="image=4")
+    assert value("cudagraph_max_capture_size", stated_v1) == "256"  # V1 before 0.10.0: 512 halved
+    assert value("mm_image_limit", stated_v1) == "4"  # V1: the image count does not size the pass
+    unsaid = facts(vllm_version="0.7.3", max_num_seqs=128, limit_mm_per_prompt="image=4")
+    assert value("cudagraph_max_capture_size", unsaid) == "64"  # V0: up to max_num_seqs, halved
+    assert value("mm_image_limit", unsaid) == "2"  # V0: every dummy sequence carries the images
 
 
 def test_fewer_sequences_say_when_the_capture_list_does_not_follow() -> None:

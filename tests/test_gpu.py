@@ -24,7 +24,8 @@ from fake_nvml import (
 )
 from fake_proc import make_proc
 
-from oomwizard.facts.gpu import arch_for_cc, link_summary, map_visible, read_nvml
+from oomwizard.facts.gpu import arch_for_cc, link_summary, read_nvml
+from oomwizard.facts.visible import map_visible
 
 
 @pytest.mark.parametrize(
@@ -272,3 +273,17 @@ def test_map_visible_mixed_models_warns_about_order():
     gpus = _gpus(mixed_spec())
     assert [n["code"] for n in map_visible(None, gpus)["notes"]] == ["cuda_order"]
     assert map_visible(None, gpus, "PCI_BUS_ID")["notes"] == []
+
+
+def test_nvidia_ml_py_answers_have_the_shapes_detection_reads() -> None:
+    # The memory structs of the installed nvidia-ml-py (v1 and v2) satisfy the typed view, and a
+    # stray answer (an unsupported field's None, a bool) is not taken for a number.
+    from oomwizard.facts.nvml import MemoryInfo, as_int, as_int_pair
+
+    v1 = pynvml.c_nvmlMemory_t()
+    v1.total, v1.free, v1.used = 100, 40, 60
+    assert isinstance(v1, MemoryInfo) and (v1.total, v1.used, v1.free) == (100, 60, 40)
+    assert isinstance(pynvml.c_nvmlMemory_v2_t(), MemoryInfo)
+    assert not isinstance(object(), MemoryInfo)
+    assert as_int(7) == 7 and as_int(True) is None and as_int(None) is None
+    assert as_int_pair([9, 0]) == (9, 0) and as_int_pair((1,)) is None and as_int_pair(None) is None

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from oomwizard.kb.loader import get_kb, join_cjk_lines
+from oomwizard.kb.articles import join_cjk_lines
+from oomwizard.kb.loader import get_kb
 
 
 def test_joins_only_between_chinese_characters() -> None:

@@ -18,7 +18,7 @@ from oomwizard.logs.diagnose import diagnose_paths, diagnose_text
 from oomwizard.logs.rank import PHASE_NAMES
 from oomwizard.onboard.browse import entries, looks_pasted, search
 from oomwizard.onboard.budget import budget_from_facts
-from oomwizard.onboard.data import fill_placeholders, get_onboarding
+from oomwizard.onboard.data import fill_placeholders, get_onboarding, load_onboarding
 from oomwizard.onboard.tour import tour_pages, tour_values
 
 REPO = Path(__file__).resolve().parent.parent
@@ -154,6 +154,20 @@ def test_lint_reports_onboarding_mistakes_with_file_and_line(tmp_path: Path) -> 
     link = next(p for m, p in by.items() if "kv-cash" in m)
     assert (link.file, link.line) == ("content/en/guides/memory.md", line_of("content/en/guides/memory.md", "kv-cash"))
     assert len(got) >= 4
+
+
+def test_onboarding_fields_are_read_like_the_knowledge_base(tmp_path: Path) -> None:
+    # The same field reader as the leaves: an item of a list that is no string is named with its
+    # index (the valid items are kept), and a language that is neither en nor zh is reported.
+    root = _copy(tmp_path)
+    _edit(root / "content/glossary/terms.yaml", "flags: [--block-size]", "flags: [--block-size, 7]")
+    _edit(root / "content/memory/timeline.yaml", "    text:\n      en:", "    text:\n      fr: Bonjour\n      en:")
+    ob = load_onboarding(root)
+    tid = next(t.id for t in ob.terms.values() if "--block-size" in t.flags)
+    assert ob.terms[tid].flags == ("--block-size",)
+    msgs = [(p.file, p.message) for p in ob.problems]
+    assert ("content/glossary/terms.yaml", f"term {tid}.flags[1] must be a non-empty string") in msgs, msgs
+    assert any(f == "content/memory/timeline.yaml" and m.endswith(".text: unknown language 'fr'") for f, m in msgs), msgs
 
 
 def test_lint_requires_every_scenario_in_browse(tmp_path: Path) -> None:

@@ -325,7 +325,7 @@ def _facts(**values):
 
 
 def test_leaf_context_from_the_planner_uses_vllms_check():
-    from oomwizard.advice.calcs.memory import max_model_len_fit
+    from oomwizard.advice.calcs.kv import max_model_len_fit
 
     # vllm#34076's numbers: 3.18 GiB printed; PP 2 on 0.15 checks all 48 layers: 48 x 16 x 2048 B per block
     fs = _facts(model="Qwen/Qwen3-30B-A3B", kv_cache_gib=3.18, max_model_len=262144, vllm_version="0.15.0", pp=2)
@@ -336,7 +336,7 @@ def test_leaf_context_from_the_planner_uses_vllms_check():
 
 
 def test_leaf_tp_for_weights_when_the_load_died_before_printing_them():
-    from oomwizard.advice.calcs.memory import tp_for_weights
+    from oomwizard.advice.calcs.weights import tp_for_weights
 
     fs = _facts(model="meta-llama/Llama-3.1-70B-Instruct", gpu_mem_total_bytes=int(79.19 * GIB))
     c = tp_for_weights(fs)

@@ -9,7 +9,7 @@ command keeps a visible placeholder such as ``<MAX_MODEL_LEN>`` and the reason i
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..facts.catalog import CATALOG
@@ -24,6 +24,11 @@ class Computed:
     value: str
     why: Text
     inputs: tuple[str, ...] = ()
+
+
+def explain(value: object, en: str, zh: str, inputs: Iterable[str] = ()) -> Computed:
+    """The usual result: the value as pasted, its arithmetic in both languages, the facts it read."""
+    return Computed(str(value), Text(en, zh), tuple(inputs))
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,11 @@ def floor_to(value: float, step: int) -> int:
 
 def pow2_floor(n: float) -> int:
     return 1 if n < 2 else 2 ** int(math.log2(n))
+
+
+def half_pow2(n: float) -> int:
+    """Half of ``n`` rounded down to a power of two, at least 1: how a limit is halved everywhere."""
+    return max(1, pow2_floor(n / 2))
 
 
 def default_gpu_memory_utilization(facts: FactSet) -> tuple[float, str]:
@@ -171,12 +181,7 @@ def default_max_num_batched_tokens(facts: FactSet) -> tuple[int, str] | None:
 
 
 
-# --- the calculations -----------------------------------------------------------------------
-# Memory-budget calculations (max_model_len_fit, gpu_util_fit_free, gpu_util_lower,
-# kv_cache_memory_bytes, ...) live in calcs/memory.py.
-
-
-# The sampler warm-up calculations (sampler_max_num_seqs, ...) live in calcs/sampler.py.
+# The calculations themselves live in calcs/, one module per subject (calcs/__init__.py lists them).
 
 
 # --- resolving placeholders -------------------------------------------------------------------

@@ -57,7 +57,7 @@ def collect_env(environ: Mapping[str, str]) -> dict[str, str]:
 # --- parsing one allocator setting --------------------------------------------------------------
 
 
-def _split_top(text: str) -> list[str]:
+def split_fields(text: str) -> list[str]:
     """Split on commas outside brackets: ``roundup_power2_divisions:[256:1,>:8]`` stays whole."""
     parts: list[str] = []
     cur: list[str] = []
@@ -87,7 +87,7 @@ def parse_alloc_conf(text: str | None, var: str = CUDA_VAR) -> AllocConf:
     out = AllocConf()
     if not text:
         return out
-    for item in _split_top(text):
+    for item in split_fields(text):
         key, colon, raw = item.partition(":")
         key, raw = key.strip(), raw.strip()
         if not colon:

@@ -1,12 +1,9 @@
 """GPUs through NVML (``nvidia-ml-py``, imported as ``pynvml``): what is there, what is free, who holds it.
 
-Every failure becomes a sentence, never a traceback: no driver, a driver/library mismatch (whose
-exception in nvidia-ml-py is *not* an ``NVMLError``), no permission, one GPU lost while the others
-still answer, fields a GPU does not support. The NVML module is a parameter so tests can hand in a
-fake one that answers like the real H200 in ``tests/fixtures/machine/``.
-
-NVML numbers GPUs in PCI order and ignores ``CUDA_VISIBLE_DEVICES``; :func:`map_visible` turns
-that variable (indices, UUIDs, MIG ids) into the NVML GPUs vLLM will actually use.
+A field a GPU does not support is skipped, one that fails is recorded with its reason
+(:mod:`.nvml` words the failures), and a lost GPU stops only its own reading. The NVML module is a
+parameter so tests can hand in a fake one that answers like the real H200 in
+``tests/fixtures/machine/``. Which of these GPUs vLLM uses is :mod:`.visible`'s business.
 """
 
 from __future__ import annotations
@@ -20,22 +17,22 @@ from pathlib import Path
 from typing import Any
 
 from ..text.redact import redact_argv
-from .notes import note
+from .nvml import (
+    GpuLost,
+    MemoryInfo,
+    Nvml,
+    as_int,
+    as_int_pair,
+    as_text,
+    device_error,
+    err_code,
+    err_str,
+    import_nvml,
+    init_failure,
+    is_mismatch,
+    nvml_code,
+)
 
-# NVML return codes (nvml.h); read from the module when it has them.
-_CODES = {
-    "UNINITIALIZED": 1,
-    "INVALID_ARGUMENT": 2,
-    "NOT_SUPPORTED": 3,
-    "NO_PERMISSION": 4,
-    "NOT_FOUND": 6,
-    "DRIVER_NOT_LOADED": 9,
-    "LIBRARY_NOT_FOUND": 12,
-    "FUNCTION_NOT_FOUND": 13,
-    "GPU_IS_LOST": 15,
-    "LIB_RM_VERSION_MISMATCH": 18,
-    "UNKNOWN": 999,
-}
 PCIE_LEVELS = {0: "BOARD", 10: "PIX", 20: "PXB", 30: "PHB", 40: "NODE", 50: "SYS"}
 COMPUTE_MODES = {0: "default", 1: "exclusive_thread", 2: "prohibited", 3: "exclusive_process"}
 _NVLINK_P2P_INDEX = 2  # NVML_P2P_CAPS_INDEX_NVLINK
@@ -61,127 +58,41 @@ def arch_for_cc(major: int, minor: int) -> tuple[str, str]:
     return "other", sm
 
 
-class _GpuLost(Exception):
-    pass
-
-
-def _code(nv: Any, name: str) -> int:
-    return int(getattr(nv, f"NVML_ERROR_{name}", _CODES[name]))
-
-
-def _err_code(e: BaseException) -> int | None:
-    v = getattr(e, "value", None)
-    return v if isinstance(v, int) else None
-
-
-def _is_mismatch(nv: Any, e: BaseException) -> bool:
-    cls = getattr(nv, "NVMLLibraryMismatchError", None)
-    return isinstance(cls, type) and isinstance(e, cls)
-
-
-def _text(v: Any) -> Any:
-    return v.decode("utf-8", "replace") if isinstance(v, bytes) else v
-
-
-def _err_str(e: BaseException) -> str:
-    try:
-        s = str(e)
-    except Exception:  # noqa: BLE001 - a broken __str__ must not become a traceback
-        s = ""
-    return s or type(e).__name__
-
-
-def init_failure(nv: Any, e: BaseException) -> dict[str, str]:
-    """Why NVML could not start, as ``{"code", "en", "zh"}``."""
-    code = _err_code(e)
-    if _is_mismatch(nv, e):
-        return {
-            "code": "library_mismatch",
-            "en": f"nvidia-ml-py and the driver's NVML library do not match ({_err_str(e)}); upgrade nvidia-ml-py or the driver",
-            "zh": f"nvidia-ml-py 与驱动的 NVML 库版本不匹配（{_err_str(e)}）；请升级 nvidia-ml-py 或驱动",
-        }
-    if isinstance(e, OSError) or code == _code(nv, "LIBRARY_NOT_FOUND"):
-        return {
-            "code": "no_driver",
-            "en": "no NVIDIA driver here: libnvidia-ml.so.1 was not found (no NVIDIA GPU, the driver is not installed, or it is not mounted into this container)",
-            "zh": "这里没有 NVIDIA 驱动：找不到 libnvidia-ml.so.1（没有 NVIDIA GPU、未安装驱动，或驱动未挂载进容器）",
-        }
-    if code == _code(nv, "DRIVER_NOT_LOADED"):
-        return {
-            "code": "driver_not_loaded",
-            "en": "the NVIDIA kernel driver is not loaded (nvidia-smi fails the same way); load it or reboot",
-            "zh": "NVIDIA 内核驱动未加载（nvidia-smi 也会同样失败）；请加载驱动或重启",
-        }
-    if code == _code(nv, "LIB_RM_VERSION_MISMATCH"):
-        return {
-            "code": "driver_mismatch",
-            "en": "driver/library version mismatch: the loaded NVIDIA kernel module and libnvidia-ml differ, usually after a driver upgrade without a reboot; nvidia-smi fails the same way until you reboot",
-            "zh": "驱动与库版本不匹配：已加载的 NVIDIA 内核模块与 libnvidia-ml 版本不同，通常是升级驱动后未重启；重启前 nvidia-smi 也会失败",
-        }
-    if code == _code(nv, "NO_PERMISSION"):
-        return {
-            "code": "no_permission",
-            "en": "no permission to read the GPUs through NVML (the /dev/nvidia* devices are not accessible to this user)",
-            "zh": "没有权限通过 NVML 读取 GPU（当前用户无法访问 /dev/nvidia* 设备）",
-        }
-    return {
-        "code": "nvml_error",
-        "en": f"NVML could not start: {_err_str(e)}",
-        "zh": f"NVML 无法启动：{_err_str(e)}",
-    }
-
-
-def import_nvml() -> tuple[Any, dict[str, str] | None]:
-    try:
-        import pynvml  # nvidia-ml-py
-    except ImportError:
-        return None, {
-            "code": "no_pynvml",
-            "en": "nvidia-ml-py is not installed in the Python that runs oomwizard (pip install nvidia-ml-py)",
-            "zh": "运行 oomwizard 的 Python 中没有安装 nvidia-ml-py（pip install nvidia-ml-py）",
-        }
-    except Exception as e:  # noqa: BLE001 - a broken install must not stop detection
-        return None, {"code": "no_pynvml", "en": f"nvidia-ml-py failed to import: {_err_str(e)}", "zh": f"nvidia-ml-py 导入失败：{_err_str(e)}"}
-    return pynvml, None
-
-
-# --- reading -------------------------------------------------------------------------------------
-
-
 class _Reader:
     """One NVML session: per-field calls that skip what is not supported and record what failed."""
 
-    def __init__(self, nv: Any, proc_root: Path) -> None:
+    def __init__(self, nv: Nvml, proc_root: Path) -> None:
         self.nv = nv
         self.proc_root = proc_root
-        self.not_supported = _code(nv, "NOT_SUPPORTED")
-        self.lost = _code(nv, "GPU_IS_LOST")
+        self.not_supported = nvml_code(nv, "NOT_SUPPORTED")
+        self.lost = nvml_code(nv, "GPU_IS_LOST")
 
-    def call(self, errors: dict[str, str], field: str, fn_name: str, *args: Any) -> Any:
+    def call(self, errors: dict[str, str], field: str, fn_name: str, *args: object) -> object:
+        """``fn_name`` of the module if it has it; None when it is missing or not supported here."""
         fn = getattr(self.nv, fn_name, None)
         if fn is None:
             return None
         try:
             return fn(*args)
         except Exception as e:
-            if _is_mismatch(self.nv, e):
+            if is_mismatch(self.nv, e):
                 errors[field] = "not available in this driver's NVML"
                 return None
-            code = _err_code(e)
+            code = err_code(e)
             if code == self.not_supported:
                 return None
             if code == self.lost:
-                raise _GpuLost() from e
-            errors[field] = _err_str(e)
+                raise GpuLost() from e
+            errors[field] = err_str(e)
             return None
 
-    def memory(self, errors: dict[str, str], handle: Any) -> dict[str, Any] | None:
+    def memory(self, errors: dict[str, str], handle: object) -> dict[str, Any] | None:
         """v2 memory info (driver reservation apart from ``used``), else v1 with a note."""
         version = getattr(self.nv, "nvmlMemory_v2", None)
         if version is not None:
             scratch: dict[str, str] = {}
             m = self.call(scratch, "memory", "nvmlDeviceGetMemoryInfo", handle, version)
-            if m is not None and getattr(m, "total", None):
+            if isinstance(m, MemoryInfo) and m.total:
                 return {
                     "total": int(m.total),
                     "reserved": int(getattr(m, "reserved", 0)),
@@ -190,11 +101,11 @@ class _Reader:
                     "version": "v2",
                 }
         m = self.call(errors, "memory", "nvmlDeviceGetMemoryInfo", handle)
-        if m is None:
+        if not isinstance(m, MemoryInfo):
             return None
         return {"total": int(m.total), "reserved": None, "used": int(m.used), "free": int(m.free), "version": "v1"}
 
-    def processes(self, errors: dict[str, str], handle: Any) -> list[dict[str, Any]]:
+    def processes(self, errors: dict[str, str], handle: object) -> list[dict[str, Any]]:
         out: dict[int, dict[str, Any]] = {}
         for kind, base in (("compute", "nvmlDeviceGetComputeRunningProcesses"), ("graphics", "nvmlDeviceGetGraphicsRunningProcesses")):
             items = None
@@ -206,12 +117,12 @@ class _Reader:
                     items = fn(handle)
                     break
                 except Exception as e:
-                    if _is_mismatch(self.nv, e) or _err_code(e) == _code(self.nv, "FUNCTION_NOT_FOUND"):
+                    if is_mismatch(self.nv, e) or err_code(e) == nvml_code(self.nv, "FUNCTION_NOT_FOUND"):
                         continue
-                    if _err_code(e) == self.lost:
-                        raise _GpuLost() from e
-                    if _err_code(e) != self.not_supported:
-                        errors[f"{kind}_processes"] = _err_str(e)
+                    if err_code(e) == self.lost:
+                        raise GpuLost() from e
+                    if err_code(e) != self.not_supported:
+                        errors[f"{kind}_processes"] = err_str(e)
                     break
             for p in items or []:
                 pid = int(getattr(p, "pid", 0))
@@ -244,12 +155,12 @@ class _Reader:
         fn = getattr(self.nv, "nvmlSystemGetProcessName", None)
         if fn is not None:
             try:
-                name = _text(fn(pid)) or None
+                name = as_text(fn(pid)) or None
             except Exception:  # noqa: BLE001 - NVML bindings raise NVMLError, ctypes and OS errors; the name is optional
                 name = None
         return {"name": name, "cmdline": None, "visible": False}
 
-    def nvlinks(self, handle: Any) -> int | None:
+    def nvlinks(self, handle: object) -> int | None:
         """Active NVLinks of one GPU; None when the GPU has none (NotSupported on link 0)."""
         fn = getattr(self.nv, "nvmlDeviceGetNvLinkState", None)
         if fn is None:
@@ -267,53 +178,54 @@ class _Reader:
                 active += 1
         return active
 
-    def mig_devices(self, errors: dict[str, str], handle: Any) -> list[dict[str, Any]]:
-        count = self.call(errors, "mig_devices", "nvmlDeviceGetMaxMigDeviceCount", handle) or 0
+    def mig_devices(self, errors: dict[str, str], handle: object) -> list[dict[str, Any]]:
+        count = as_int(self.call(errors, "mig_devices", "nvmlDeviceGetMaxMigDeviceCount", handle)) or 0
         out = []
-        for i in range(int(count)):
+        for i in range(count):
             scratch: dict[str, str] = {}
             mh = self.call(scratch, "mig", "nvmlDeviceGetMigDeviceHandleByIndex", handle, i)
             if mh is None:
                 continue
-            uuid = _text(self.call(scratch, "uuid", "nvmlDeviceGetUUID", mh))
+            uuid = as_text(self.call(scratch, "uuid", "nvmlDeviceGetUUID", mh))
             mem = self.call(scratch, "memory", "nvmlDeviceGetMemoryInfo", mh)
             out.append(
                 {
                     "index": i,
                     "uuid": uuid,
-                    "memory": None if mem is None else {"total": int(mem.total), "used": int(mem.used), "free": int(mem.free), "version": "v1"},
+                    "memory": None if not isinstance(mem, MemoryInfo) else {"total": int(mem.total), "used": int(mem.used), "free": int(mem.free), "version": "v1"},
                 }
             )
         return out
 
-    def device(self, index: int) -> tuple[dict[str, Any], Any]:
+    def device(self, index: int) -> tuple[dict[str, Any], object | None]:
         errors: dict[str, str] = {}
         g: dict[str, Any] = {"index": index}
         try:
             handle = self.nv.nvmlDeviceGetHandleByIndex(index)
         except Exception as e:  # noqa: BLE001 - NVML bindings raise NVMLError, ctypes and OS errors; reported per GPU
-            g["error"] = _device_error(self.nv, e)
+            g["error"] = device_error(self.nv, e)
             return g, None
         try:
-            g["name"] = _text(self.call(errors, "name", "nvmlDeviceGetName", handle))
-            g["uuid"] = _text(self.call(errors, "uuid", "nvmlDeviceGetUUID", handle))
+            g["name"] = as_text(self.call(errors, "name", "nvmlDeviceGetName", handle))
+            g["uuid"] = as_text(self.call(errors, "uuid", "nvmlDeviceGetUUID", handle))
             pci = self.call(errors, "pci", "nvmlDeviceGetPciInfo", handle)
-            g["pci_bus_id"] = _text(getattr(pci, "busId", None)) if pci is not None else None
-            cc = self.call(errors, "cc", "nvmlDeviceGetCudaComputeCapability", handle)
+            g["pci_bus_id"] = as_text(getattr(pci, "busId", None)) if pci is not None else None
+            cc = as_int_pair(self.call(errors, "cc", "nvmlDeviceGetCudaComputeCapability", handle))
             if cc:
-                major, minor = int(cc[0]), int(cc[1])
+                major, minor = cc
                 arch, sm = arch_for_cc(major, minor)
                 g.update({"cc": f"{major}.{minor}", "sm": sm, "arch": arch})
             g["memory"] = self.memory(errors, handle)
-            mig = self.call(errors, "mig", "nvmlDeviceGetMigMode", handle)
+            mig = as_int_pair(self.call(errors, "mig", "nvmlDeviceGetMigMode", handle))
             g["mig"] = {"enabled": bool(mig[0]), "pending": bool(mig[1]), "devices": []} if mig else None
             if g["mig"] and g["mig"]["enabled"]:
                 g["mig"]["devices"] = self.mig_devices(errors, handle)
             mode = self.call(errors, "compute_mode", "nvmlDeviceGetComputeMode", handle)
-            g["compute_mode"] = COMPUTE_MODES.get(mode, str(mode)) if mode is not None else None
+            code = as_int(mode)
+            g["compute_mode"] = COMPUTE_MODES.get(code, str(mode)) if code is not None else (None if mode is None else str(mode))
             g["processes"] = self.processes(errors, handle)
             g["nvlinks_active"] = self.nvlinks(handle)
-        except _GpuLost:
+        except GpuLost:
             g["error"] = "GPU is lost (fell off the bus); it needs a reset or a reboot before anything can use it"
             return g, None
         if errors:
@@ -321,18 +233,7 @@ class _Reader:
         return g, handle
 
 
-def _device_error(nv: Any, e: BaseException) -> str:
-    code = _err_code(e)
-    if code == _code(nv, "GPU_IS_LOST"):
-        return "GPU is lost (fell off the bus); it needs a reset or a reboot before anything can use it"
-    if code == _code(nv, "NO_PERMISSION"):
-        return "no permission to open this GPU"
-    if code == _code(nv, "UNKNOWN"):
-        return "NVML reported an unknown error for this GPU (check dmesg for Xid errors)"
-    return f"could not open this GPU: {_err_str(e)}"
-
-
-def _topology(reader: _Reader, handles: dict[int, Any], gpus: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _topology(reader: _Reader, handles: dict[int, object], gpus: list[dict[str, Any]]) -> list[dict[str, Any]]:
     nv = reader.nv
     links = {g["index"]: g.get("nvlinks_active") for g in gpus}
     idx = sorted(handles)
@@ -344,7 +245,7 @@ def _topology(reader: _Reader, handles: dict[int, Any], gpus: list[dict[str, Any
             status = reader.call(
                 scratch, "p2p", "nvmlDeviceGetP2PStatus", handles[a], handles[b], int(getattr(nv, "NVML_P2P_CAPS_INDEX_NVLINK", _NVLINK_P2P_INDEX))
             )
-            pcie = PCIE_LEVELS.get(level) if level is not None else None
+            pcie = PCIE_LEVELS.get(level) if isinstance(level, int) else None
             nvlink = None if status is None else status == int(getattr(nv, "NVML_P2P_STATUS_OK", 0))
             if nvlink is None and links.get(a) is None and links.get(b) is None:
                 nvlink = False  # neither GPU has any NVLink
@@ -372,7 +273,7 @@ def link_summary(pairs: Sequence[dict[str, Any]], indices: Sequence[int]) -> str
     return None
 
 
-def read_nvml(nvml: Any = None, proc_root: str | Path = "/proc") -> dict[str, Any]:
+def read_nvml(nvml: Nvml | None = None, proc_root: str | Path = "/proc") -> dict[str, Any]:
     """Everything NVML says, as JSON-able data: ``{"nvml": {...}, "gpus": [...], "topology": [...]}``."""
     started = time.perf_counter()
     nv, failure = (nvml, None) if nvml is not None else import_nvml()
@@ -398,14 +299,14 @@ def _unavailable(failure: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def _read_all(nv: Any, proc_root: Path, started: float) -> dict[str, Any]:
+def _read_all(nv: Nvml, proc_root: Path, started: float) -> dict[str, Any]:
     reader = _Reader(nv, proc_root)
     info: dict[str, Any] = {"available": True, "reason": None}
     sys_errors: dict[str, str] = {}
-    info["driver_version"] = _text(reader.call(sys_errors, "driver", "nvmlSystemGetDriverVersion"))
+    info["driver_version"] = as_text(reader.call(sys_errors, "driver", "nvmlSystemGetDriverVersion"))
     cuda = reader.call(sys_errors, "cuda", "nvmlSystemGetCudaDriverVersion")
     info["cuda_driver_version"] = f"{cuda // 1000}.{cuda % 1000 // 10}" if isinstance(cuda, int) and cuda > 0 else None
-    info["library_version"] = _text(reader.call(sys_errors, "nvml", "nvmlSystemGetNVMLVersion"))
+    info["library_version"] = as_text(reader.call(sys_errors, "nvml", "nvmlSystemGetNVMLVersion"))
     try:
         count = int(nv.nvmlDeviceGetCount())
     except Exception as e:  # noqa: BLE001 - NVML bindings raise NVMLError, ctypes and OS errors; reported, not raised
@@ -414,7 +315,7 @@ def _read_all(nv: Any, proc_root: Path, started: float) -> dict[str, Any]:
         out["nvml"].update({k: v for k, v in info.items() if k not in ("available", "reason")})
         return out
     gpus: list[dict[str, Any]] = []
-    handles: dict[int, Any] = {}
+    handles: dict[int, object] = {}
     for i in range(count):
         g, h = reader.device(i)
         gpus.append(g)
@@ -427,82 +328,6 @@ def _read_all(nv: Any, proc_root: Path, started: float) -> dict[str, Any]:
     topology = _topology(reader, handles, gpus) if len(handles) > 1 else []
     info["elapsed_s"] = round(time.perf_counter() - started, 4)
     return {"nvml": info, "gpus": gpus, "topology": topology}
-
-
-# --- which GPUs vLLM sees ------------------------------------------------------------------------
-
-
-def map_visible(value: str | None, gpus: Sequence[dict[str, Any]], device_order: str | None = None, source: str = "environment") -> dict[str, Any]:
-    """Apply ``CUDA_VISIBLE_DEVICES`` the way CUDA does: indices, ``GPU-`` UUID prefixes, ``MIG-``
-    ids; the list stops at the first entry CUDA cannot match. Indices follow NVML's PCI order,
-    which is CUDA's too when ``CUDA_DEVICE_ORDER=PCI_BUS_ID`` or the GPUs are all alike."""
-    notes: list[dict[str, str]] = []
-    all_idx = [g["index"] for g in gpus]
-    out: dict[str, Any] = {"var": "CUDA_VISIBLE_DEVICES", "value": value, "source": source, "indices": [], "mig": [], "notes": notes}
-    names = {g.get("name") for g in gpus if g.get("name")}
-    if len(names) > 1 and (device_order or "").upper() != "PCI_BUS_ID":
-        notes.append(
-            note(
-                "cuda_order",
-                "GPUs of different models: without CUDA_DEVICE_ORDER=PCI_BUS_ID, CUDA numbers the fastest first, so CUDA's GPU 0 may not be NVML's (nvidia-smi's) GPU 0",
-                "GPU 型号不一致：未设置 CUDA_DEVICE_ORDER=PCI_BUS_ID 时 CUDA 把最快的卡编为 0 号，CUDA 的 GPU 0 可能不是 NVML（nvidia-smi）的 GPU 0",
-                "warning",
-            )
-        )
-    if value is None:
-        out["indices"] = all_idx
-        return out
-    tokens = [t.strip() for t in value.split(",")]
-    if value.strip() == "":
-        notes.append(note("cvd_empty", "CUDA_VISIBLE_DEVICES is set but empty: vLLM sees no GPU at all", "CUDA_VISIBLE_DEVICES 已设置但为空：vLLM 看不到任何 GPU", "warning"))
-        return out
-    by_uuid = {str(g.get("uuid") or "").lower(): g["index"] for g in gpus if g.get("uuid")}
-    mig_by_uuid: dict[str, int] = {}
-    for g in gpus:
-        for m in (g.get("mig") or {}).get("devices") or []:
-            if m.get("uuid"):
-                mig_by_uuid[str(m["uuid"]).lower()] = g["index"]
-    for pos, tok in enumerate(tokens):
-        hit = _match_token(tok, len(gpus), by_uuid, mig_by_uuid)
-        if hit is None:
-            rest = ",".join(tokens[pos:])
-            notes.append(
-                note(
-                    "cvd_invalid",
-                    f"CUDA_VISIBLE_DEVICES: '{tok}' matches no GPU here, so CUDA ignores it and everything after it ({rest})",
-                    f"CUDA_VISIBLE_DEVICES：'{tok}' 在本机没有对应的 GPU，CUDA 会忽略它及其后的所有条目（{rest}）",
-                    "warning",
-                )
-            )
-            break
-        index, mig = hit
-        if mig:
-            out["mig"].append(mig)
-        if index in out["indices"] and not mig:
-            notes.append(note("cvd_duplicate", f"CUDA_VISIBLE_DEVICES names GPU {index} twice", f"CUDA_VISIBLE_DEVICES 重复列出了 GPU {index}", "warning"))
-            continue
-        if index not in out["indices"]:
-            out["indices"].append(index)
-    return out
-
-
-def _match_token(tok: str, count: int, by_uuid: dict[str, int], mig_by_uuid: dict[str, int]) -> tuple[int, str | None] | None:
-    low = tok.lower()
-    if tok.isdigit():
-        i = int(tok)
-        return (i, None) if i < count else None
-    if low.startswith("mig-"):
-        if low in mig_by_uuid:
-            return mig_by_uuid[low], tok
-        if low.startswith("mig-gpu-"):  # legacy MIG-GPU-<uuid>/<gi>/<ci>
-            parent = low[4:].split("/", 1)[0]
-            if parent in by_uuid:
-                return by_uuid[parent], tok
-        return None
-    if low.startswith("gpu-"):
-        hits = [i for u, i in by_uuid.items() if u.startswith(low)]
-        return (hits[0], None) if len(hits) == 1 else None
-    return None
 
 
 def default_proc_root() -> str:

@@ -9,20 +9,30 @@ Its readers take regular files only and a bounded head of each.
 
 Under ``-S`` the interpreter has not set up its site-packages (and has run no ``.pth`` hooks), so
 :func:`site_dirs` rebuilds that list the way ``site`` would, without executing anything.
+
+Annotations are never evaluated (``from __future__ import annotations``), so the builtin generics
+they use cost an old interpreter nothing.
 """
+
+from __future__ import annotations
 
 import json
 import os
 import re
 import stat
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
 
 _NORMALIZE_RE = re.compile(r"[-_.]+")
 _VERSION_PY_RE = re.compile(r"^(__version__|cuda|hip|xpu|git_version)\s*(?::[^=\n]*)?=\s*(?:(['\"])(.*?)\2|None)", re.M)
 HEAD_LIMIT = 65536
 
 
-def read_head(path, limit=HEAD_LIMIT):
+def read_head(path: str, limit: int = HEAD_LIMIT) -> str | None:
     """The first ``limit`` bytes of a regular file as text, or None.
 
     Another user's environment may hold a FIFO or a link to /dev/zero where a METADATA file
@@ -50,12 +60,12 @@ def read_head(path, limit=HEAD_LIMIT):
         os.close(fd)
 
 
-def normalize(name):
+def normalize(name: str) -> str:
     """PEP 503 form: ``Flashinfer_Python`` -> ``flashinfer-python``."""
     return _NORMALIZE_RE.sub("-", name).lower()
 
 
-def venv_root(executable):
+def venv_root(executable: str) -> str | None:
     """The venv an interpreter path belongs to (``pyvenv.cfg`` beside or above it), or None."""
     exe_dir = os.path.dirname(os.path.abspath(executable))
     for cand in (exe_dir, os.path.dirname(exe_dir)):
@@ -64,9 +74,9 @@ def venv_root(executable):
     return None
 
 
-def read_cfg(path):
+def read_cfg(path: str) -> dict[str, str]:
     """``pyvenv.cfg`` as ``{key: value}`` (keys lower-case); empty when unreadable."""
-    out = {}
+    out: dict[str, str] = {}
     for line in (read_head(path) or "").splitlines():
         key, eq, value = line.partition("=")
         if eq:
@@ -74,9 +84,10 @@ def read_cfg(path):
     return out
 
 
-def venv_site_dirs(venv, ver, libdirs):
+def venv_site_dirs(venv: str, ver: str, libdirs: list[str]) -> list[str]:
     """The site-packages folders that exist in a venv, for ``ver`` (``python3.12``)."""
-    dirs, seen = [], set()
+    dirs: list[str] = []
+    seen: set[str] = set()
     for cand in [os.path.join(venv, d, ver, "site-packages") for d in libdirs] + [os.path.join(venv, "Lib", "site-packages")]:
         real = os.path.realpath(cand)
         if real not in seen and os.path.isdir(cand):
@@ -85,15 +96,15 @@ def venv_site_dirs(venv, ver, libdirs):
     return dirs
 
 
-def site_dirs(executable=None):
+def site_dirs(executable: str | None = None) -> list[str]:
     """site-packages of this interpreter as ``site`` would list them, without running any hook."""
     import site  # with -S, importing site does not run site.main()
 
     executable = executable or sys.executable
     venv = venv_root(executable)
-    prefixes = []
+    prefixes: list[str] = []
     include_system = True
-    dirs = []
+    dirs: list[str] = []
     if venv:
         cfg = read_cfg(os.path.join(venv, "pyvenv.cfg"))
         include_system = cfg.get("include-system-site-packages", "false").lower() == "true"
@@ -122,9 +133,9 @@ def site_dirs(executable=None):
     return dirs
 
 
-def pth_paths(dirs):
+def pth_paths(dirs: list[str]) -> list[str]:
     """Directories named by plain lines of ``*.pth`` files; lines that run code are skipped."""
-    out = []
+    out: list[str] = []
     for d in dirs:
         try:
             names = sorted(n for n in os.listdir(d) if n.endswith(".pth"))
@@ -144,7 +155,7 @@ def pth_paths(dirs):
     return out
 
 
-def _dist_name(entry):
+def _dist_name(entry: str) -> str | None:
     """``torch-2.8.0.dist-info`` -> ``torch``; ``vllm.egg-info`` -> ``vllm``."""
     if entry.endswith(".dist-info"):
         stem = entry[: -len(".dist-info")]
@@ -155,7 +166,7 @@ def _dist_name(entry):
     return stem.split("-", 1)[0]
 
 
-def _read_version(path):
+def _read_version(path: str) -> tuple[str | None, str | None]:
     """``(version, file)`` from a ``*.dist-info``/``*.egg-info`` directory (or an egg-info file)."""
     candidates = [path]
     if os.path.isdir(path):
@@ -172,15 +183,15 @@ def _read_version(path):
     return None, None
 
 
-def find_packages(paths, wanted):
+def find_packages(paths: Iterable[str], wanted: Iterable[str]) -> dict[str, dict[str, Any]]:
     """For each wanted distribution name, the first install found along ``paths``.
 
     Returns ``{normalized name: {"version", "location", "dist", "also": [...]}}``; ``also`` lists
     further installs of the same name later on the path (shadowed, but a sign of a mixed-up env).
     """
     want = {normalize(w) for w in wanted}
-    found = {}  # type: dict[str, dict]
-    seen = set()
+    found: dict[str, dict[str, Any]] = {}
+    seen: set[str] = set()
     for p in paths:
         if not p or not os.path.isdir(p):
             continue
@@ -210,7 +221,7 @@ def find_packages(paths, wanted):
     return found
 
 
-def torch_build(location):
+def torch_build(location: str | None) -> dict[str, str | None] | None:
     """``cuda``/``hip``/``xpu`` build versions from ``torch/version.py`` under ``location``."""
     if not location:
         return None
@@ -218,13 +229,13 @@ def torch_build(location):
     text = read_head(path, 8192)
     if text is None:
         return None
-    out = {"file": path}  # type: dict[str, str | None]
+    out: dict[str, str | None] = {"file": path}
     for m in _VERSION_PY_RE.finditer(text):
         out[m.group(1)] = m.group(3) if m.group(2) else None
     return out
 
 
-def probe(paths, wanted):
+def probe(paths: list[str], wanted: Iterable[str]) -> dict[str, Any]:
     """Everything the caller needs about one interpreter's packages, as JSON-able data."""
     found = find_packages(paths, wanted)
     torch = found.get("torch")
@@ -241,7 +252,7 @@ def probe(paths, wanted):
     }
 
 
-def main(argv):
+def main(argv: list[str]) -> None:
     """Entry point in another interpreter: ``argv[1]`` is ``{"wanted": [...], "extra_paths": [...]}``."""
     request = json.loads(argv[1]) if len(argv) > 1 else {}
     dirs = site_dirs()

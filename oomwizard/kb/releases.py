@@ -24,6 +24,8 @@ DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "vllm_releases.jso
 ENV_RE = re.compile(r"(?<![A-Za-z0-9_])VLLM_[A-Z0-9_]*[A-Z0-9](?![A-Za-z0-9_])")
 """A ``VLLM_*`` variable name in free text (shell commands, articles); ASCII bounds, as Chinese text
 runs straight into identifiers and ``\\b`` would not separate them."""
+FLAG_RE = re.compile(r"(?<![A-Za-z0-9_-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+"""A vLLM flag as prose and guides write it (``--max-model-len``), to be found in some release."""
 
 NEVER_EXISTED = {
     "VLLM_ALLOW_WORKSPACE_GROWTH": "it exists in no vLLM release (only VLLM_DEBUG_WORKSPACE, 0.13.0+, which only logs); "

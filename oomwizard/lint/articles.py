@@ -16,7 +16,7 @@ from typing import Any
 
 from ..i18n import LANGS
 from ..kb.model import Article
-from ..kb.releases import ENV_RE, NEVER_EXISTED, load_releases
+from ..kb.releases import ENV_RE, FLAG_RE, NEVER_EXISTED, load_releases
 from .commands import serve_flags
 from .context import LintContext
 from .leaves import is_prose
@@ -25,9 +25,8 @@ SINGULAR = {"leaves": "leaf", "questions": "question"}
 _FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _HEADING_RE = re.compile(r"^##[ \t]+\S")
 _URL_RE = re.compile(r"https?://[^\s<>()\[\]`\"'，。；：、）（]+")
-_FLAG_RE = re.compile(r"(?<![A-Za-z0-9_-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 _NAME_RE = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![A-Za-z0-9_])")
-_LINK_RE = re.compile(r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+LINK_RE = re.compile(r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _INLINE_CODE_RE = re.compile(r"`[^`]*`")
 
 
@@ -64,11 +63,11 @@ def scan(text: str) -> Scan:
         elif out.title_line == 1 and line.startswith(("title:", "# ")):
             out.title_line = n
         if fence is None and not m:
-            for target in _LINK_RE.findall(_INLINE_CODE_RE.sub("", line)):
+            for target in LINK_RE.findall(_INLINE_CODE_RE.sub("", line)):
                 out.links.append((n, target))
         for url in _URL_RE.findall(line):
             out.urls.setdefault(url.rstrip(".,;:!?"), n)
-        for name in _FLAG_RE.findall(line) + _NAME_RE.findall(line):
+        for name in FLAG_RE.findall(line) + _NAME_RE.findall(line):
             out.names.setdefault(name, n)
     if fence is not None:
         out.code.append((block_line, "\n".join(block)))

@@ -11,11 +11,13 @@ guides resolve.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from ..i18n import LANGS
-from ..kb.releases import ENV_RE, NEVER_EXISTED, PREFIX_ONLY_FLAGS, load_releases
-from ..onboard.data import load_onboarding
+from ..kb.releases import ENV_RE, FLAG_RE, NEVER_EXISTED, PREFIX_ONLY_FLAGS, load_releases
+from ..onboard.data import Onboarding, Term, load_onboarding
 from ..versions import VersionError, VersionSpec
+from .articles import LINK_RE
 from .context import LintContext
 
 GLOSSARY = "content/glossary/terms.yaml"
@@ -24,8 +26,6 @@ BROWSE = "content/browse/scenarios.yaml"
 TOUR = "content/tour/steps.yaml"
 TOUR_STEPS = (5, 8)
 MIN_TERMS = 25
-_FLAG_RE = re.compile(r"(?<![A-Za-z0-9_-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
-_LINK_RE = re.compile(r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?\s*\)")
 TERM_SCHEME = "term:"
 """Guides link a glossary entry as ``[text](term:<id>)``; the site and the TUI resolve it."""
 
@@ -46,37 +46,52 @@ def _env_problem(name: str) -> str | None:
 
 
 def check_onboarding(ctx: LintContext) -> None:
-    from ..logs.rank import PHASE_NAMES
-
     if not any((ctx.base / f).exists() for f in (GLOSSARY, TIMELINE, BROWSE, TOUR)):
         return  # a knowledge base without onboarding material (a test fixture); the real one has it
     ob = load_onboarding(ctx.base)
     ctx.problems.extend(ob.problems)
-    kb = ctx.kb
     if len(ob.terms) < MIN_TERMS:
         ctx.error(GLOSSARY, 1, f"the glossary has {len(ob.terms)} terms; at least {MIN_TERMS} are expected")
     for t in ob.terms.values():
-        for flag in t.flags:
-            if (p := _flag_problem(flag)) is not None:
-                ctx.error(GLOSSARY, ctx.line_in(GLOSSARY, t.line, "flags", flag) if t.line else None, f"term {t.id}: {p}")
-        for name in t.env:
-            if (p := _env_problem(name)) is not None:
-                ctx.error(GLOSSARY, ctx.line_in(GLOSSARY, t.line, "env", name), f"term {t.id}: {p}")
-        for lang in LANGS:
-            for name in ENV_RE.findall(t.definition(lang)):
-                if (p := _env_problem(name)) is not None:
-                    ctx.error(f"content/glossary/{lang}.yaml", t.lang_lines.get(lang), f"term {t.id}: {p}")
-            for flag in _FLAG_RE.findall(t.definition(lang)):
-                if (p := _flag_problem(flag)) is not None:
-                    ctx.error(f"content/glossary/{lang}.yaml", t.lang_lines.get(lang), f"term {t.id}: {p}")
-        for leaf in t.leaves:
-            if leaf not in kb.leaves:
-                ctx.error(GLOSSARY, t.line, f"term {t.id}: leaf {leaf!r} does not exist")
-        for other in t.related:
-            if other not in ob.terms:
-                ctx.error(GLOSSARY, t.line, f"term {t.id}: related term {other!r} is not in the glossary")
-        if not t.leaves:
-            ctx.warn(GLOSSARY, t.line, f"term {t.id}: names no leaf that uses it")
+        _check_term(ctx, ob, t)
+    _check_timeline(ctx, ob)
+    _check_browse(ctx, ob)
+    if ob.tour and not TOUR_STEPS[0] <= len(ob.tour) <= TOUR_STEPS[1]:
+        ctx.error(TOUR, 1, f"the tour has {len(ob.tour)} steps; it should have {TOUR_STEPS[0]} to {TOUR_STEPS[1]}")
+    for ts in ob.tour:
+        for tid in ts.terms:
+            if tid not in ob.terms:
+                ctx.error(TOUR, ts.line, f"tour step {ts.id}: term {tid!r} is not in the glossary")
+    _check_guides(ctx, ob)
+
+
+def _check_term(ctx: LintContext, ob: Onboarding, t: Term) -> None:
+    """Its flags and variables exist in some release, the leaves and terms it names exist."""
+    for flag in t.flags:
+        if (p := _flag_problem(flag)) is not None:
+            ctx.error(GLOSSARY, ctx.line_in(GLOSSARY, t.line, "flags", flag) if t.line else None, f"term {t.id}: {p}")
+    for name in t.env:
+        if (p := _env_problem(name)) is not None:
+            ctx.error(GLOSSARY, ctx.line_in(GLOSSARY, t.line, "env", name), f"term {t.id}: {p}")
+    for lang in LANGS:
+        problems = [_env_problem(n) for n in ENV_RE.findall(t.definition(lang))]
+        problems += [_flag_problem(f) for f in FLAG_RE.findall(t.definition(lang))]
+        for p in problems:
+            if p is not None:
+                ctx.error(f"content/glossary/{lang}.yaml", t.lang_lines.get(lang), f"term {t.id}: {p}")
+    for leaf in t.leaves:
+        if leaf not in ctx.kb.leaves:
+            ctx.error(GLOSSARY, t.line, f"term {t.id}: leaf {leaf!r} does not exist")
+    for other in t.related:
+        if other not in ob.terms:
+            ctx.error(GLOSSARY, t.line, f"term {t.id}: related term {other!r} is not in the glossary")
+    if not t.leaves:
+        ctx.warn(GLOSSARY, t.line, f"term {t.id}: names no leaf that uses it")
+
+
+def _check_timeline(ctx: LintContext, ob: Onboarding) -> None:
+    """The timeline's steps are exactly the failure phases the diagnosis names."""
+    from ..logs.rank import PHASE_NAMES
 
     for step in ob.steps.values():
         if step.id not in PHASE_NAMES:
@@ -88,11 +103,14 @@ def check_onboarding(ctx: LintContext) -> None:
         if ob.steps and phase not in ob.steps:
             ctx.error(TIMELINE, 1, f"the diagnosis names phase {phase!r}, which the timeline lacks")
 
-    for sid in kb.scenarios:
+
+def _check_browse(ctx: LintContext, ob: Onboarding) -> None:
+    """One browse entry per scenario, each on a step of the timeline, its messages' flags real."""
+    for sid in ctx.kb.scenarios:
         if sid not in ob.scenarios:
             ctx.error(BROWSE, 1, f"scenario {sid!r} has no entry: it would be missing from browse and the timeline")
     for info in ob.scenarios.values():
-        if info.id not in kb.scenarios:
+        if info.id not in ctx.kb.scenarios:
             ctx.error(BROWSE, info.line, f"{info.id!r} is not a scenario of decision_trees/scenarios.yaml")
         if info.step not in ob.steps:
             ctx.error(BROWSE, info.line, f"scenario {info.id}: step {info.step!r} is not a step of {TIMELINE}")
@@ -103,47 +121,38 @@ def check_onboarding(ctx: LintContext) -> None:
                 VersionSpec.parse(m.versions)
             except VersionError as e:
                 ctx.error(BROWSE, m.line, f"scenario {info.id}: {e}")
-            for flag in _FLAG_RE.findall(m.text):
+            for flag in FLAG_RE.findall(m.text):
                 if (p := _flag_problem(flag)) is not None:
                     ctx.error(BROWSE, m.line, f"scenario {info.id}: {p}")
 
-    if ob.tour and not TOUR_STEPS[0] <= len(ob.tour) <= TOUR_STEPS[1]:
-        ctx.error(TOUR, 1, f"the tour has {len(ob.tour)} steps; it should have {TOUR_STEPS[0]} to {TOUR_STEPS[1]}")
-    for ts in ob.tour:
-        for tid in ts.terms:
-            if tid not in ob.terms:
-                ctx.error(TOUR, ts.line, f"tour step {ts.id}: term {tid!r} is not in the glossary")
 
-    _check_guides(ctx, ob)
-
-
-def _check_guides(ctx: LintContext, ob: object) -> None:
-    guides: dict[tuple[str, str], str] = getattr(ob, "guides", {})
-    terms = getattr(ob, "terms", {})
-    for gid in sorted({g for g, _ in guides}):
+def _check_guides(ctx: LintContext, ob: Onboarding) -> None:
+    """Every guide in both languages; outside code blocks, its links resolve and its flags exist."""
+    for gid in sorted({g for g, _ in ob.guides}):
         for lang in LANGS:
-            if (gid, lang) not in guides:
+            if (gid, lang) not in ob.guides:
                 ctx.error(f"content/{lang}/guides/{gid}.md", None, f"guide {gid!r} has no {lang} version")
-    for (gid, lang), text in sorted(guides.items()):
+    for (gid, lang), text in sorted(ob.guides.items()):
         file = f"content/{lang}/guides/{gid}.md"
         folder = ctx.base / "content" / lang / "guides"
         in_code = False
         for n, line in enumerate(text.splitlines(), 1):
             if line.lstrip().startswith(("```", "~~~")):
                 in_code = not in_code
-            if in_code:
-                continue
-            for target in _LINK_RE.findall(line):
-                if target.startswith(TERM_SCHEME):
-                    if target[len(TERM_SCHEME):] not in terms:
-                        ctx.error(file, n, f"link to term {target[len(TERM_SCHEME):]!r}, which is not in the glossary")
-                elif not re.match(r"^[a-z][a-z0-9+.-]*:|^#", target):
-                    path = target.split("#", 1)[0]
-                    if path and not (folder / path).resolve().exists():
-                        ctx.error(file, n, f"link to {target!r}, which does not exist")
-            for name in ENV_RE.findall(line):
-                if (p := _env_problem(name)) is not None:
-                    ctx.error(file, n, p)
-            for flag in _FLAG_RE.findall(line):
-                if (p := _flag_problem(flag)) is not None:
-                    ctx.error(file, n, p)
+            if not in_code:
+                _check_guide_line(ctx, ob, file, folder, n, line)
+
+
+def _check_guide_line(ctx: LintContext, ob: Onboarding, file: str, folder: Path, n: int, line: str) -> None:
+    for target in LINK_RE.findall(line):
+        if target.startswith(TERM_SCHEME):
+            if target[len(TERM_SCHEME):] not in ob.terms:
+                ctx.error(file, n, f"link to term {target[len(TERM_SCHEME):]!r}, which is not in the glossary")
+        elif not re.match(r"^[a-z][a-z0-9+.-]*:|^#", target):
+            path = target.split("#", 1)[0]
+            if path and not (folder / path).resolve().exists():
+                ctx.error(file, n, f"link to {target!r}, which does not exist")
+    problems = [_env_problem(name) for name in ENV_RE.findall(line)] + [_flag_problem(f) for f in FLAG_RE.findall(line)]
+    for p in problems:
+        if p is not None:
+            ctx.error(file, n, p)

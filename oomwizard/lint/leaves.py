@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from ..kb.coderef import LOOKS_LIKE_CODE_REF_RE, parse_code_ref
 from ..kb.model import COSTS, Fix, Leaf
 from ..kb.releases import load_releases, releases_in, span
+from ..text.cells import JOINED_SCRIPT
 from ..versions import Version
 from .conditions import parse_range
 from .context import LintContext, walk_mappings
@@ -24,9 +25,8 @@ GITHUB_OTHER_RE = re.compile(r"^https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.
 FIXTURE_RE = re.compile(r"^(?:shared/)?fixtures/[\w.-]+/[\w.-]+$")
 """Our own readings (``fixtures/h200/oom_expandable.json``) count as evidence, like an issue."""
 
-_CJK = "\u3400-\u9fff\u3000-\u303f\uff00-\uffef"
-_CJK_END_RE = re.compile(f"[{_CJK}]$")
-_CJK_START_RE = re.compile(f"^[{_CJK}]")
+_CJK_END_RE = re.compile(f"[{JOINED_SCRIPT}]$")
+_CJK_START_RE = re.compile(f"^[{JOINED_SCRIPT}]")
 _LITERAL_RE = re.compile(r":\s*\|[-+]?\d*\s*$")
 _CODE_OR_QUOTE_RE = re.compile(r"`[^`]*`|\"[^\"]*\"|'[^']*'|“[^”]*”|‘[^’]*’|https?://\S+|--?[\w.-]+|\b\w*[_.(){}/]\w*\b")
 _WORD_RE = re.compile(r"[A-Za-z]{2,}")

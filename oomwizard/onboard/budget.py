@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..advice.calcs.memory import current_util
-from ..advice.numbers import GIB
+from ..advice.calcs.readings import current_util
 from ..facts.model import FactSet
 from ..i18n import Text
+from ..text.units import GIB
 from ..versions import Version
 
 GRAPHS_COUNTED_FROM = Version.parse("0.20.0")

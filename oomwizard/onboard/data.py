@@ -12,14 +12,16 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from ..i18n import LANGS, Text
-from ..kb.loader import default_root
+from ..kb.fields import FieldReader
+from ..kb.root import default_root
 from ..kb.yamlsrc import LDict, LList, Problem, load_yaml
+from ..text.cells import JOINED_SCRIPT
 
 MESSAGE_KINDS = ("error", "log", "torch")
-_CJK = "\u3400-\u9fff\u3000-\u303f\uff00-\uffef"
-_FOLD_RE = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])|(?<=[\u3000-\u303f\uff00-\uffef]) ")
+_FOLD_RE = re.compile(f"(?<=[{JOINED_SCRIPT}]) (?=[{JOINED_SCRIPT}])|(?<=[\u3000-\u303f\uff00-\uffef]) ")
 
 
 def unfold(text: str) -> str:
@@ -126,6 +128,9 @@ def _first_mention(text: str, spellings: tuple[str, ...]) -> int | None:
 
 
 class _Reader:
+    """Opens the onboarding files; the fields of each are read by the knowledge base's own
+    :class:`~oomwizard.kb.fields.FieldReader`, so a problem reads the same in both."""
+
     def __init__(self, base: Path, problems: list[Problem]) -> None:
         self.base = base
         self.problems = problems
@@ -141,163 +146,135 @@ class _Reader:
             return None
         return data
 
-    def err(self, file: str, line: int | None, msg: str) -> None:
-        self.problems.append(Problem(file, line, msg))
+    def fields(self, file: str) -> FieldReader:
+        return FieldReader(file, self.problems)
 
-    def strs(self, file: str, d: LDict, key: str) -> tuple[str, ...]:
-        if key not in d:
-            return ()
-        v = d[key]
-        if not isinstance(v, LList) or not all(isinstance(x, str) and x.strip() for x in v):
-            self.err(file, d.line_of(key), f"{key} must be a list of non-empty strings")
-            return ()
-        return tuple(x.strip() for x in v)
+    def section(self, file: str, key: str, kind: type[LDict] | type[LList]) -> tuple[FieldReader, LDict | None, Any]:
+        """The file's reader, its data, and its top-level ``key`` when that is a ``kind`` (else None, noted)."""
+        f = self.fields(file)
+        data = self.load(file)
+        found = data.get(key) if data else None
+        if not isinstance(found, kind):
+            if data is not None:
+                f.err(data.line, f"needs a {key!r} {'list' if kind is LList else 'mapping'}")
+            return f, data, None
+        return f, data, found
 
-    def text(self, file: str, d: LDict, key: str, what: str, required: bool = True) -> Text | None:
-        v = d.get(key)
-        if v is None:
-            if required:
-                self.err(file, d.line, f"{what}: missing {key!r}")
-            return None
-        if not isinstance(v, LDict):
-            self.err(file, d.line_of(key), f"{what}.{key} must have an 'en' and a 'zh' text")
-            return None
-        vals = {}
-        for lang in LANGS:
-            s = v.get(lang)
-            if not isinstance(s, str) or not s.strip():
-                self.err(file, v.line_of(lang), f"{what}.{key}: missing {lang!r} translation")
-            vals[lang] = unfold(str(s or ""))
-        return Text(vals["en"], vals["zh"])
+    def entries(self, file: str, key: str, kind: str) -> tuple[FieldReader, LDict | None, list[tuple[str, LDict, int]]]:
+        """``(id, mapping, line)`` for each entry of the file's ``key`` mapping; other entries are problems."""
+        f, data, top = self.section(file, key, LDict)
+        out: list[tuple[str, LDict, int]] = []
+        for eid, d in (top or LDict()).items():
+            if isinstance(d, LDict):
+                out.append((eid, d, top.line_of(eid)))
+            else:
+                f.err(top.line_of(eid), f"{kind} {eid}: must be a mapping")
+        return f, data, out
+
+
+def _text(f: FieldReader, d: LDict, key: str, what: str, required: bool = True) -> Text | None:
+    """A text in both languages, one line each (YAML's folded line breaks undone for Chinese)."""
+    return f.text(d, key, what, required, clean=unfold)
 
 
 def _glossary(r: _Reader, ob: Onboarding) -> None:
     meta_file = "content/glossary/terms.yaml"
-    meta = r.load(meta_file)
-    found = meta.get("terms") if meta else None
-    if meta is not None and not isinstance(found, LDict):
-        r.err(meta_file, meta.line, "needs a 'terms' mapping")
-    top: LDict = found if isinstance(found, LDict) else LDict()
+    f, _, terms = r.entries(meta_file, "terms", "term")
     langs: dict[str, LDict] = {}
     for lang in LANGS:
         d = r.load(f"content/glossary/{lang}.yaml")
         langs[lang] = d if d is not None else LDict()
-    for tid, d in top.items():
-        if not isinstance(d, LDict):
-            r.err(meta_file, top.line_of(tid), f"term {tid}: must be a mapping")
-            continue
-        for k in d:
-            if k not in {"flags", "env", "log", "leaves", "related", "source"}:
-                r.err(meta_file, d.line_of(k), f"term {tid}: unknown field {k!r}")
+    for tid, d, line in terms:
+        f.keys(d, {"flags", "env", "log", "leaves", "related", "source"}, set(), f"term {tid}")
         names: dict[str, str] = {}
         defs: dict[str, str] = {}
         match: dict[str, tuple[str, ...]] = {}
         lines: dict[str, int] = {}
         for lang in LANGS:
-            lfile = f"content/glossary/{lang}.yaml"
-            ld = langs[lang].get(tid)
-            if not isinstance(ld, LDict):
-                r.err(lfile, langs[lang].line or 1, f"term {tid!r} has no {lang} entry (defined at {meta_file}:{top.line_of(tid)})")
-                ld = LDict()
-            lines[lang] = ld.line
-            for k in ld:
-                if k not in {"name", "match", "definition"}:
-                    r.err(lfile, ld.line_of(k), f"term {tid}: unknown field {k!r}")
-            for key, into in (("name", names), ("definition", defs)):
-                v = ld.get(key)
-                if not isinstance(v, str) or not v.strip():
-                    if ld:
-                        r.err(lfile, ld.line_of(key) if key in ld else ld.line, f"term {tid}: missing {key!r}")
-                    v = ""
-                into[lang] = unfold(v)
-            spell = r.strs(lfile, ld, "match") if "match" in ld else ()
-            match[lang] = (names[lang], *spell) if names[lang] else spell
+            names[lang], defs[lang], match[lang], lines[lang] = _term_entry(r, langs[lang], lang, tid, f"{meta_file}:{line}")
+        what = f"term {tid}"
         ob.terms[tid] = Term(
             tid, Text(names["en"], names["zh"]), Text(defs["en"], defs["zh"]), match,
-            r.strs(meta_file, d, "flags"), r.strs(meta_file, d, "env"), r.strs(meta_file, d, "log"),
-            r.strs(meta_file, d, "leaves"), r.strs(meta_file, d, "related"), str(d.get("source", "")),
+            f.strings(d, "flags", what), f.strings(d, "env", what), f.strings(d, "log", what),
+            f.strings(d, "leaves", what), f.strings(d, "related", what), str(d.get("source", "")),
             d.line, lines,
         )
+    known = {tid for tid, _, _ in terms}
     for lang in LANGS:
         for tid in langs[lang]:
-            if top is not None and tid not in top:
-                r.err(f"content/glossary/{lang}.yaml", langs[lang].line_of(tid),
-                      f"term {tid!r} is not in {meta_file}")
+            if tid not in known:
+                r.fields(f"content/glossary/{lang}.yaml").err(langs[lang].line_of(tid), f"term {tid!r} is not in {meta_file}")
+
+
+def _term_entry(r: _Reader, entries: LDict, lang: str, tid: str, defined_at: str) -> tuple[str, str, tuple[str, ...], int]:
+    """One language's name, definition, spellings and line of a term (``content/glossary/<lang>.yaml``)."""
+    lfile = f"content/glossary/{lang}.yaml"
+    f = r.fields(lfile)
+    ld = entries.get(tid)
+    if not isinstance(ld, LDict):
+        f.err(entries.line or 1, f"term {tid!r} has no {lang} entry (defined at {defined_at})")
+        ld = LDict()
+    f.keys(ld, {"name", "match", "definition"}, set(), f"term {tid}")
+    found: dict[str, str] = {}
+    for key in ("name", "definition"):
+        v = ld.get(key)
+        if not isinstance(v, str) or not v.strip():
+            if ld:
+                f.err(ld.line_of(key) if key in ld else ld.line, f"term {tid}: missing {key!r}")
+            v = ""
+        found[key] = unfold(v)
+    spell = f.strings(ld, "match", f"term {tid}")
+    name = found["name"]
+    return name, found["definition"], ((name, *spell) if name else spell), ld.line
 
 
 def _timeline(r: _Reader, ob: Onboarding) -> None:
-    file = "content/memory/timeline.yaml"
-    data = r.load(file)
-    steps = data.get("steps") if data else None
-    if not isinstance(steps, LDict):
-        if data is not None:
-            r.err(file, data.line, "needs a 'steps' mapping")
-        return
-    for sid, d in steps.items():
-        if not isinstance(d, LDict):
-            r.err(file, steps.line_of(sid), f"step {sid}: must be a mapping")
-            continue
-        for k in d:
-            if k not in {"title", "text", "log", "terms", "lane"}:
-                r.err(file, d.line_of(k), f"step {sid}: unknown field {k!r}")
+    f, _, steps = r.entries("content/memory/timeline.yaml", "steps", "step")
+    for sid, d, line in steps:
+        what = f"step {sid}"
+        f.keys(d, {"title", "text", "log", "terms", "lane"}, set(), what)
         ob.steps[sid] = Step(
-            sid, r.text(file, d, "title", f"step {sid}") or Text("", ""), r.text(file, d, "text", f"step {sid}") or Text("", ""),
-            r.strs(file, d, "log"), r.strs(file, d, "terms"), str(d.get("lane", "gpu")), steps.line_of(sid),
+            sid, _text(f, d, "title", what) or Text("", ""), _text(f, d, "text", what) or Text("", ""),
+            f.strings(d, "log", what), f.strings(d, "terms", what), str(d.get("lane", "gpu")), line,
         )
 
 
 def _browse(r: _Reader, ob: Onboarding) -> None:
     file = "content/browse/scenarios.yaml"
-    data = r.load(file)
-    top = data.get("scenarios") if data else None
-    if not isinstance(top, LDict):
-        if data is not None:
-            r.err(file, data.line, "needs a 'scenarios' mapping")
-        return
-    for sid, d in top.items():
-        if not isinstance(d, LDict):
-            r.err(file, top.line_of(sid), f"scenario {sid}: must be a mapping")
-            continue
+    f, data, entries = r.entries(file, "scenarios", "scenario")
+    for sid, d, line in entries:
         msgs = []
         raw = d.get("messages", LList())
         for i, m in enumerate(raw if isinstance(raw, LList) else []):
-            line = raw.line_of(i)
+            mline = raw.line_of(i)
             if not isinstance(m, LDict) or not isinstance(m.get("text"), str):
-                r.err(file, line, f"scenario {sid}: messages[{i}] needs a 'text'")
+                f.err(mline, f"scenario {sid}: messages[{i}] needs a 'text'")
                 continue
             kind = str(m.get("kind", ""))
             if kind not in MESSAGE_KINDS:
-                r.err(file, m.line_of("kind"), f"scenario {sid}: message kind {kind!r} is not one of {', '.join(MESSAGE_KINDS)}")
-            msgs.append(Message(kind, m["text"], str(m.get("versions", "*")), str(m.get("file", "")), line))
+                f.err(m.line_of("kind"), f"scenario {sid}: message kind {kind!r} is not one of {', '.join(MESSAGE_KINDS)}")
+            msgs.append(Message(kind, m["text"], str(m.get("versions", "*")), str(m.get("file", "")), mline))
         step = d.get("step")
         if not isinstance(step, str):
-            r.err(file, d.line, f"scenario {sid}: needs a 'step' (a step id of content/memory/timeline.yaml)")
+            f.err(d.line, f"scenario {sid}: needs a 'step' (a step id of content/memory/timeline.yaml)")
             step = ""
-        ob.scenarios[sid] = ScenarioInfo(sid, step, tuple(msgs), d.line_of("step") if "step" in d else top.line_of(sid))
-
-
+        ob.scenarios[sid] = ScenarioInfo(sid, step, tuple(msgs), d.line_of("step") if "step" in d else line)
     aliases = data.get("aliases") if data else None
     if isinstance(aliases, LDict):
         for word in aliases:
-            ob.aliases[word.lower()] = r.strs(file, aliases, word)
+            ob.aliases[word.lower()] = f.strings(aliases, word, "aliases")
 
 
 def _tour(r: _Reader, ob: Onboarding) -> None:
-    file = "content/tour/steps.yaml"
-    data = r.load(file)
-    steps = data.get("steps") if data else None
-    if not isinstance(steps, LList):
-        if data is not None:
-            r.err(file, data.line, "needs a 'steps' list")
-        return
-    for i, d in enumerate(steps):
+    f, _, steps = r.section("content/tour/steps.yaml", "steps", LList)
+    for i, d in enumerate(steps or []):
         if not isinstance(d, LDict) or not isinstance(d.get("id"), str):
-            r.err(file, steps.line_of(i), f"steps[{i}] needs an 'id'")
+            f.err(steps.line_of(i), f"steps[{i}] needs an 'id'")
             continue
         what = f"tour step {d['id']}"
         ob.tour.append(TourStep(
-            d["id"], r.text(file, d, "title", what) or Text("", ""), r.text(file, d, "body", what) or Text("", ""),
-            r.text(file, d, "verify", what, required=False), r.strs(file, d, "terms") if "terms" in d else (),
+            d["id"], _text(f, d, "title", what) or Text("", ""), _text(f, d, "body", what) or Text("", ""),
+            _text(f, d, "verify", what, required=False), f.strings(d, "terms", what),
             steps.line_of(i),
         ))
 

@@ -11,12 +11,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..advice.numbers import GIB
 from ..facts.model import FactSet
 from ..frontend.options import DEMO_LOG
 from ..i18n import Text
 from ..kb.model import KnowledgeBase
 from ..logs.model import Diagnosis
+from ..text.units import GIB
 from .budget import budget_from_facts
 from .data import Onboarding, TourStep
 

@@ -11,7 +11,7 @@ from typing import Any
 from ..advice.commands import RenderedFix, applicable_first, render_fix
 from ..engine import Step
 from ..facts.model import FactSet
-from ..i18n import Text, ui
+from ..i18n import ui
 from ..kb.coderef import parse_code_ref
 from ..kb.model import Check, Leaf
 from ..text.cells import fill
@@ -136,27 +136,7 @@ def leaf_text(
     out.append("")
     out.append(f"{ui('fixes', lang)}:")
     for i, rf in enumerate(render_fixes(leaf, facts, lang), 1):
-        out.append(f" {i}. {rf.fix.title(lang)}")
-        if not rf.available:
-            spec = " | ".join(v.versions.text for v in rf.fix.variants)
-            out.append("    " + ui("not_for_version", lang, version=rf.version, spec=spec))
-            continue
-        for rv in rf.variants:
-            out.append(f"    [{_tag(rf, rv.versions, lang)}]")
-            out.append(_wrap(rf.fix.cost_note(lang), "    ", width))
-            for line in rv.script.splitlines():
-                out.append(f"    $ {line}")
-            for r in rv.values:
-                if r.why is not None:
-                    out.append(_wrap(f"{r.value}: {r.why(lang)}", "      = ", width, "        "))
-            if rv.missing:
-                out.append(f"      {ui('fill_in', lang)}: {', '.join(rv.missing)}")
-            if rv.note:
-                out.append(_wrap(rv.note(lang), "      ", width))
-            if rv.assumed:
-                out.append(f"      (pre-release build read as {rv.assumed})")
-        if rf.fix.why:
-            out.append(_wrap(rf.fix.why(lang), "    ", width))
+        out.extend(_fix_text(i, rf, lang, width))
     out.append("")
     out.append(f"{ui('checklist', lang)}:")
     for c in leaf.checks:
@@ -181,8 +161,27 @@ def leaf_text(
     return "\n".join(out) + "\n"
 
 
-def _md_text(t: Text, lang: str) -> str:
-    return t(lang)
+def _fix_text(number: int, rf: RenderedFix, lang: str, width: int) -> list[str]:
+    """One numbered fix as text: each variant's tag, commands and computed values, then why."""
+    out = [f" {number}. {rf.fix.title(lang)}"]
+    if not rf.available:
+        spec = " | ".join(v.versions.text for v in rf.fix.variants)
+        out.append("    " + ui("not_for_version", lang, version=rf.version, spec=spec))
+        return out
+    for rv in rf.variants:
+        out.append(f"    [{_tag(rf, rv.versions, lang)}]")
+        out.append(_wrap(rf.fix.cost_note(lang), "    ", width))
+        out.extend(f"    $ {line}" for line in rv.script.splitlines())
+        out.extend(_wrap(f"{r.value}: {r.why(lang)}", "      = ", width, "        ") for r in rv.values if r.why is not None)
+        if rv.missing:
+            out.append(f"      {ui('fill_in', lang)}: {', '.join(rv.missing)}")
+        if rv.note:
+            out.append(_wrap(rv.note(lang), "      ", width))
+        if rv.assumed:
+            out.append(f"      (pre-release build read as {rv.assumed})")
+    if rf.fix.why:
+        out.append(_wrap(rf.fix.why(lang), "    ", width))
+    return out
 
 
 def leaf_markdown(
@@ -196,43 +195,16 @@ def leaf_markdown(
     out.append(f"*{ui('evidence', lang)}: {ui('evidence.' + leaf.evidence, lang)}* · `{leaf.id}` · "
                + ", ".join(f"`{s}`" for s in leaf.scenarios))
     out.append("")
-    out.append(f"**{ui('conclusion', lang)}:** {_md_text(leaf.conclusion, lang)}")
+    out.append(f"**{ui('conclusion', lang)}:** {leaf.conclusion(lang)}")
     out.append("")
-    out.append(f"**{ui('root_cause', lang)} ({ui(leaf.root_cause_status, lang)}):** {_md_text(leaf.root_cause, lang)}")
+    out.append(f"**{ui('root_cause', lang)} ({ui(leaf.root_cause_status, lang)}):** {leaf.root_cause(lang)}")
     out.append("")
-    out.append(f"**{ui('environment', lang)}:** {_md_text(leaf.environment, lang)}")
+    out.append(f"**{ui('environment', lang)}:** {leaf.environment(lang)}")
     out.append("")
     out.append(f"## {ui('fixes', lang)}")
     out.append("")
     for i, rf in enumerate(render_fixes(leaf, facts, lang), 1):
-        out.append(f"### {i}. {rf.fix.title(lang)}")
-        out.append("")
-        if not rf.available:
-            spec = " | ".join(v.versions.text for v in rf.fix.variants)
-            out.append("> " + ui("not_for_version", lang, version=rf.version, spec=spec))
-            out.append("")
-        for rv in rf.variants:
-            out.append(f"*{_tag(rf, rv.versions, lang)}* — {rf.fix.cost_note(lang)}")
-            out.append("")
-            out.append("```bash")
-            out.append(rv.script)
-            out.append("```")
-            out.append("")
-            for r in rv.values:
-                if r.why is not None:
-                    out.append(f"- `{r.value}`: {r.why(lang)}")
-            if rv.missing:
-                out.append(f"- {ui('fill_in', lang)}: " + ", ".join(f"`{m}`" for m in rv.missing))
-            if rv.note:
-                out.append(f"- {rv.note(lang)}")
-            if rv.values or rv.missing or rv.note:
-                out.append("")
-        if rf.fix.why:
-            out.append(rf.fix.why(lang))
-            out.append("")
-        if rf.fix.sources:
-            out.append(" · ".join(_md_source(u) for u in rf.fix.sources))
-            out.append("")
+        out.extend(_fix_markdown(i, rf, lang))
     out.append(f"## {ui('checklist', lang)}")
     out.append("")
     for c in leaf.checks:
@@ -242,27 +214,51 @@ def leaf_markdown(
     if any(c.auto for c in leaf.checks):
         out.append(ui("verify_hint", lang, leaf=leaf.id))
         out.append("")
-    if leaf.caveats:
-        out.append(f"## {ui('caveats', lang)}")
+    out.extend(_markdown_tail(leaf, path, lang, article))
+    return "\n".join(out)
+
+
+def _fix_markdown(number: int, rf: RenderedFix, lang: str) -> list[str]:
+    """One numbered fix as Markdown: a heading, each variant's commands and values, why, sources."""
+    out = [f"### {number}. {rf.fix.title(lang)}", ""]
+    if not rf.available:
+        spec = " | ".join(v.versions.text for v in rf.fix.variants)
+        out.append("> " + ui("not_for_version", lang, version=rf.version, spec=spec))
         out.append("")
-        for cv in leaf.caveats:
-            out.append(f"- {cv(lang)}")
+    for rv in rf.variants:
+        out.append(f"*{_tag(rf, rv.versions, lang)}* — {rf.fix.cost_note(lang)}")
+        out.extend(["", "```bash", rv.script, "```", ""])
+        out.extend(f"- `{r.value}`: {r.why(lang)}" for r in rv.values if r.why is not None)
+        if rv.missing:
+            out.append(f"- {ui('fill_in', lang)}: " + ", ".join(f"`{m}`" for m in rv.missing))
+        if rv.note:
+            out.append(f"- {rv.note(lang)}")
+        if rv.values or rv.missing or rv.note:
+            out.append("")
+    if rf.fix.why:
+        out.extend([rf.fix.why(lang), ""])
+    if rf.fix.sources:
+        out.extend([" · ".join(_md_source(u) for u in rf.fix.sources), ""])
+    return out
+
+
+def _markdown_tail(leaf: Leaf, path: tuple[Step, ...] | None, lang: str, article: str | None) -> list[str]:
+    """Caveats, the article, sources and the path walked, each a section only when it has content."""
+    out: list[str] = []
+    if leaf.caveats:
+        out.extend([f"## {ui('caveats', lang)}", ""])
+        out.extend(f"- {cv(lang)}" for cv in leaf.caveats)
         out.append("")
     if article:
-        out.append(article.strip())
-        out.append("")
-    out.append(f"## {ui('sources', lang)}")
-    out.append("")
-    for s in leaf.sources:
-        out.append(f"- {_md_source(s.url)}" + (f" — {s.title}" if s.title else ""))
+        out.extend([article.strip(), ""])
+    out.extend([f"## {ui('sources', lang)}", ""])
+    out.extend(f"- {_md_source(s.url)}" + (f" — {s.title}" if s.title else "") for s in leaf.sources)
     out.append("")
     if path:
-        out.append(f"## {ui('path', lang)}")
+        out.extend([f"## {ui('path', lang)}", ""])
+        out.extend(f"- **{step.question}**: {step.label} — {_how(step)}" for step in path)
         out.append("")
-        for step in path:
-            out.append(f"- **{step.question}**: {step.label} — {_how(step)}")
-        out.append("")
-    return "\n".join(out)
+    return out
 
 
 def _md_source(url: str) -> str:

@@ -22,6 +22,11 @@ NO_LINE_END = set("（《「『【〈([{")
 
 ELLIPSIS = "…"
 
+JOINED_SCRIPT = "\u3400-\u9fff\u3000-\u303f\uff00-\uffef"
+"""For a regex character class: ideographs, CJK punctuation and full-width forms, the characters
+Chinese prose is written in. Two of them on either side of a line break are joined without a
+space (in articles, YAML texts and the site), since Chinese puts none between words."""
+
 
 @lru_cache(maxsize=4096)
 def char_width(ch: str) -> int:

@@ -19,6 +19,11 @@ def clean_text(text: str) -> str:
     return redact_text(printable(text))
 
 
+def one_line(text: str) -> str:
+    """:func:`clean_text` on one line, runs of white space folded: for a value or an error shown inline."""
+    return " ".join(clean_text(text).split())
+
+
 def clean_json(data: Any, indent: int | None = 2) -> str:
     """JSON with secrets redacted and control, C1 and bidi characters escaped."""
     return json_dumps(redact_data(data), indent=indent)

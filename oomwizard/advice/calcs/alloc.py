@@ -11,32 +11,13 @@ check). The leaves unset PYTORCH_ALLOC_CONF next to it, so no other variable can
 
 from __future__ import annotations
 
+from ...facts.env import split_fields
 from ...facts.model import FactSet
 from ...i18n import Text
-from ..numbers import Computed, calc
+from ..numbers import Computed, calc, explain
 from ..numbers import src as _src
 
 KEY = "expandable_segments"
-
-
-def split_fields(conf: str) -> list[str]:
-    """``a:1,roundup_power2_divisions:[256:1,>:2],b:2`` -> its top-level fields (brackets kept whole)."""
-    out: list[str] = []
-    depth, cur = 0, ""
-    for ch in conf:
-        if ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth = max(0, depth - 1)
-        if ch == "," and depth == 0:
-            if cur.strip():
-                out.append(cur.strip())
-            cur = ""
-            continue
-        cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
 
 
 def with_expandable(conf: str | None, enabled: bool) -> str:
@@ -49,20 +30,16 @@ def _computed(facts: FactSet, enabled: bool) -> Computed:
     conf = facts.value("alloc_conf")
     value = with_expandable(str(conf) if conf else None, enabled)
     if conf and value != f"{KEY}:{enabled}":
-        return Computed(
+        return explain(
             value,
-            Text(
-                f"your allocator setting {conf!r} ({_src(facts, 'alloc_conf')}) with {KEY}:{enabled} and its other options kept",
-                f"你的分配器配置 {conf!r}（{_src(facts, 'alloc_conf')}），设为 {KEY}:{enabled}，其他选项保留",
-            ),
+            f"your allocator setting {conf!r} ({_src(facts, 'alloc_conf')}) with {KEY}:{enabled} and its other options kept",
+            f"你的分配器配置 {conf!r}（{_src(facts, 'alloc_conf')}），设为 {KEY}:{enabled}，其他选项保留",
             ("alloc_conf",),
         )
-    return Computed(
+    return explain(
         value,
-        Text(
-            f"{KEY}:{enabled}; add any other allocator options you use after a comma",
-            f"{KEY}:{enabled}；如果你还用了其他分配器选项，请用逗号接在后面",
-        ),
+        f"{KEY}:{enabled}; add any other allocator options you use after a comma",
+        f"{KEY}:{enabled}；如果你还用了其他分配器选项，请用逗号接在后面",
         ("alloc_conf",),
     )
 

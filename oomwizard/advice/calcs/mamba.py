@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from ...facts.model import FactSet
 from ...i18n import Text
-from ..numbers import Computed, calc, total_gib
+from ..numbers import Computed, calc, explain, total_gib
 from ..numbers import as_int as _int
-from ..numbers import ceil2 as _ceil2
 from ..numbers import num as _num
 from ..numbers import src as _src
-from .memory import _cap, current_util
+from .readings import current_util, raised_util
 
 ROUNDING_GIB = 0.05
 """The log rounds "Available KV cache memory" to 0.01 GiB; a little more keeps the new budget above the bar."""
@@ -35,14 +34,12 @@ def mamba_max_num_seqs(facts: FactSet) -> Computed | None:
     seqs = _int(facts, "max_num_seqs")
     now_en = f"; max_num_seqs is {seqs} now" if seqs else ""
     now_zh = f"；当前 max_num_seqs 为 {seqs}" if seqs else ""
-    return Computed(
-        str(blocks),
-        Text(
-            f"the KV budget holds {blocks} Mamba cache blocks ({_src(facts, 'mamba_cache_blocks')}){now_en}; "
-            f"vLLM starts when max_num_seqs <= {blocks}.",
-            f"KV 预算可容纳 {blocks} 个 Mamba cache 块（{_src(facts, 'mamba_cache_blocks')}）{now_zh}；"
-            f"max_num_seqs <= {blocks} 时 vLLM 即可启动。",
-        ),
+    return explain(
+        blocks,
+        f"the KV budget holds {blocks} Mamba cache blocks ({_src(facts, 'mamba_cache_blocks')}){now_en}; "
+        f"vLLM starts when max_num_seqs <= {blocks}.",
+        f"KV 预算可容纳 {blocks} 个 Mamba cache 块（{_src(facts, 'mamba_cache_blocks')}）{now_zh}；"
+        f"max_num_seqs <= {blocks} 时 vLLM 即可启动。",
         ("mamba_cache_blocks", "max_num_seqs"),
     )
 
@@ -60,20 +57,18 @@ def gpu_util_for_mamba_blocks(facts: FactSet) -> Computed | None:
         return None
     cur, basis = current_util(facts)
     missing = kv * (seqs / blocks - 1)
-    new = _ceil2(cur + (missing + ROUNDING_GIB) / total[0])
-    cap, cap_en, cap_zh = _cap(facts, total[0])
-    if new > cap:
+    raised = raised_util(facts, cur, missing + ROUNDING_GIB, total[0])
+    if raised is None:
         return None
+    new, cap_en, cap_zh = raised
     names = ("max_num_seqs", "mamba_cache_blocks", "kv_cache_gib", total[1])
-    return Computed(
+    return explain(
         f"{new:.2f}",
-        Text(
-            f"{blocks} blocks in {kv:.2f} GiB, {seqs} wanted ({_src(facts, *names)}): the KV cache lacks "
-            f"{kv:.2f} x ({seqs}/{blocks} - 1) = {missing:.2f} GiB; utilization is {cur} ({basis}); "
-            f"{cur} + ({missing:.2f} + {ROUNDING_GIB}) / {total[0]:.2f} = {new:.2f}; {cap_en}.",
-            f"{kv:.2f} GiB 中有 {blocks} 个块，需要 {seqs} 个（{_src(facts, *names)}）：KV cache 还差 "
-            f"{kv:.2f} x ({seqs}/{blocks} - 1) = {missing:.2f} GiB；当前利用率 {cur}（{basis}）；"
-            f"{cur} + ({missing:.2f} + {ROUNDING_GIB}) / {total[0]:.2f} = {new:.2f}；{cap_zh}。",
-        ),
+        f"{blocks} blocks in {kv:.2f} GiB, {seqs} wanted ({_src(facts, *names)}): the KV cache lacks "
+        f"{kv:.2f} x ({seqs}/{blocks} - 1) = {missing:.2f} GiB; utilization is {cur} ({basis}); "
+        f"{cur} + ({missing:.2f} + {ROUNDING_GIB}) / {total[0]:.2f} = {new:.2f}; {cap_en}.",
+        f"{kv:.2f} GiB 中有 {blocks} 个块，需要 {seqs} 个（{_src(facts, *names)}）：KV cache 还差 "
+        f"{kv:.2f} x ({seqs}/{blocks} - 1) = {missing:.2f} GiB；当前利用率 {cur}（{basis}）；"
+        f"{cur} + ({missing:.2f} + {ROUNDING_GIB}) / {total[0]:.2f} = {new:.2f}；{cap_zh}。",
         names,
     )

@@ -33,12 +33,14 @@ from ..numbers import (
     calc,
     default_gpu_memory_utilization,
     default_max_num_batched_tokens,
-    default_max_num_seqs,
+    explain,
+    half_pow2,
     pow2_floor,
 )
 from ..numbers import as_int as _int
 from ..numbers import origin as _origin
 from ..numbers import src as _src
+from .readings import seqs_clause
 
 SORT_BYTES_PER_ELEMENT = 36
 """Measured on an H200 with torch 2.11: float32 copy, sorted values, int64 order, softmax/cumsum,
@@ -113,13 +115,7 @@ def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
         return n, Text(f"the warm-up ran {n} dummy requests ({basis})", f"预热使用了 {n} 个虚拟请求（{basis}）"), (
             "sampler_dummy_requests",
         )
-    seqs = _int(facts, "max_num_seqs")
-    fact = facts.get("max_num_seqs")
-    if seqs and fact is not None:
-        seqs_why_en = seqs_why_zh = fact.source
-    else:
-        seqs, why = default_max_num_seqs(facts)
-        seqs_why_en, seqs_why_zh = why, why
+    seqs, seqs_why, _ = seqs_clause(facts)
     tokens = _int(facts, "max_num_batched_tokens") or (default_max_num_batched_tokens(facts) or (2048, ""))[0]
     if facts.value("model_runner") == "v2":
         # gpu/warmup.py@0.25.0: prompts of decode_query_len + 1 = 2 + k tokens (k draft tokens); the
@@ -129,9 +125,9 @@ def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
         return (
             n,
             Text(
-                f"model runner V2's warm-up samples min(max_num_seqs = {seqs} ({seqs_why_en}), "
+                f"model runner V2's warm-up samples min({seqs_why.en}, "
                 f"max_num_batched_tokens = {tokens} // {per}) = {n} requests",
-                f"Model Runner V2 的预热采样 min(max_num_seqs = {seqs}（{seqs_why_zh}），"
+                f"Model Runner V2 的预热采样 min({seqs_why.zh}，"
                 f"max_num_batched_tokens = {tokens} // {per}) = {n} 个请求",
             ),
             ("max_num_seqs", "max_num_batched_tokens", "model_runner"),
@@ -140,8 +136,8 @@ def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
     return (
         n,
         Text(
-            f"the warm-up runs min(max_num_seqs = {seqs} ({seqs_why_en}), max_num_batched_tokens = {tokens}) = {n} dummy requests",
-            f"预热运行 min(max_num_seqs = {seqs}（{seqs_why_zh}），max_num_batched_tokens = {tokens}) = {n} 个虚拟请求",
+            f"the warm-up runs min({seqs_why.en}, max_num_batched_tokens = {tokens}) = {n} dummy requests",
+            f"预热运行 min({seqs_why.zh}，max_num_batched_tokens = {tokens}) = {n} 个虚拟请求",
         ),
         ("max_num_seqs", "max_num_batched_tokens"),
     )
@@ -260,25 +256,21 @@ def sampler_max_num_seqs(facts: FactSet) -> Computed | None:
             small_zh = (
                 f" 低于 {MIN_USEFUL_SEQS}：应改为（或同时）降低 --gpu-memory-utilization。" if new < MIN_USEFUL_SEQS else ""
             )
-            return Computed(
-                str(new),
-                Text(
-                    f"{n_why.en}; each request costs {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
-                    f"{_mib(per_request)} ({vocab_why.en}); {_mib(free)} was free at the OOM ({_src(facts, 'oom_free_bytes')})"
-                    f"{held_en}; {SAFETY:.0%} of {_mib(room)} holds {fit} requests, {new} as a power of two.{small_en}",
-                    f"{n_why.zh}；每个请求需要 {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
-                    f"{_mib(per_request)}（{vocab_why.zh}）；OOM 时空闲 {_mib(free)}（{_src(facts, 'oom_free_bytes')}）"
-                    f"{held_zh}；{_mib(room)} 的 {SAFETY:.0%} 可容纳 {fit} 个请求，取 2 的幂为 {new}。{small_zh}",
-                ),
+            return explain(
+                new,
+                f"{n_why.en}; each request costs {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
+                f"{_mib(per_request)} ({vocab_why.en}); {_mib(free)} was free at the OOM ({_src(facts, 'oom_free_bytes')})"
+                f"{held_en}; {SAFETY:.0%} of {_mib(room)} holds {fit} requests, {new} as a power of two.{small_en}",
+                f"{n_why.zh}；每个请求需要 {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
+                f"{_mib(per_request)}（{vocab_why.zh}）；OOM 时空闲 {_mib(free)}（{_src(facts, 'oom_free_bytes')}）"
+                f"{held_zh}；{_mib(room)} 的 {SAFETY:.0%} 可容纳 {fit} 个请求，取 2 的幂为 {new}。{small_zh}",
                 (*n_inputs, "oom_free_bytes", "vocab_size") + (("oom_requested_bytes",) if held else ()),
             )
-    new = max(1, pow2_floor(n / 2))
-    return Computed(
-        str(new),
-        Text(
-            f"{n_why.en}; the sampler's memory is proportional to that count, so half of it as a power of two is {new}.",
-            f"{n_why.zh}；sampler 的显存与该数量成正比，减半并取 2 的幂为 {new}。",
-        ),
+    new = half_pow2(n)
+    return explain(
+        new,
+        f"{n_why.en}; the sampler's memory is proportional to that count, so half of it as a power of two is {new}.",
+        f"{n_why.zh}；sampler 的显存与该数量成正比，减半并取 2 的幂为 {new}。",
         n_inputs,
     )
 
@@ -301,16 +293,14 @@ def sampler_halved_max_num_seqs(facts: FactSet) -> Computed | None:
     at the OOM would cut concurrency and could still fail, so none is offered here.
     """
     n, n_why, n_inputs = warmup_requests(facts)
-    new = max(1, pow2_floor(n / 2))
-    return Computed(
-        str(new),
-        Text(
-            f"{n_why.en}; half of it as a power of two is {new}. The profiling run samples the same number of requests, "
-            "so the KV cache grows by about what this saves: it helps mainly through fewer CUDA graph sizes (0.10.0+, "
-            "below 256 sequences), so lower --gpu-memory-utilization first.",
-            f"{n_why.zh}；减半并取 2 的幂为 {new}。显存分析阶段采样的请求数与此相同，因此省下的显存大致会被 KV cache 吃回去："
-            "它主要通过减少 CUDA graph 尺寸起作用（0.10.0 起，且低于 256 个序列时），所以应先降低 --gpu-memory-utilization。",
-        ),
+    new = half_pow2(n)
+    return explain(
+        new,
+        f"{n_why.en}; half of it as a power of two is {new}. The profiling run samples the same number of requests, "
+        "so the KV cache grows by about what this saves: it helps mainly through fewer CUDA graph sizes (0.10.0+, "
+        "below 256 sequences), so lower --gpu-memory-utilization first.",
+        f"{n_why.zh}；减半并取 2 的幂为 {new}。显存分析阶段采样的请求数与此相同，因此省下的显存大致会被 KV cache 吃回去："
+        "它主要通过减少 CUDA graph 尺寸起作用（0.10.0 起，且低于 256 个序列时），所以应先降低 --gpu-memory-utilization。",
         n_inputs,
     )
 
@@ -323,19 +313,12 @@ def sampler_halved_max_num_seqs(facts: FactSet) -> Computed | None:
 def halved_max_num_seqs(facts: FactSet) -> Computed | None:
     """Half of max_num_seqs (the flag, else the default) as a power of two, for profiles that run
     max_num_seqs dummy sequences (the V0 engine) and have no per-request byte model of their own."""
-    seqs = _int(facts, "max_num_seqs")
-    fact = facts.get("max_num_seqs")
-    if seqs and fact is not None:
-        why = fact.source
-    else:
-        seqs, why = default_max_num_seqs(facts)
-    new = max(1, pow2_floor(seqs / 2))
-    return Computed(
-        str(new),
-        Text(
-            f"max_num_seqs = {seqs} ({why}); half of it as a power of two is {new}.",
-            f"max_num_seqs = {seqs}（{why}）；减半并取 2 的幂为 {new}。",
-        ),
+    seqs, seqs_why, _ = seqs_clause(facts)
+    new = half_pow2(seqs)
+    return explain(
+        new,
+        f"{seqs_why.en}; half of it as a power of two is {new}.",
+        f"{seqs_why.zh}；减半并取 2 的幂为 {new}。",
         ("max_num_seqs",),
     )
 
@@ -389,22 +372,18 @@ def sampler_gpu_util(facts: FactSet) -> Computed | None:
             new = round(util - drop, 2)
             if new <= MIN_UTIL:
                 return None
-            return Computed(
+            return explain(
                 f"{new:.2f}",
-                Text(
-                    f"{basis_en}; (shortfall + 0.5 GiB) / {_gib(total)} = {drop:.2f}; {util} ({util_why}) - {drop:.2f} = {new:.2f}.",
-                    f"{basis_zh}；（缺口 + 0.5 GiB）/ {_gib(total)} = {drop:.2f}；{util}（{util_why}）- {drop:.2f} = {new:.2f}。",
-                ),
+                f"{basis_en}; (shortfall + 0.5 GiB) / {_gib(total)} = {drop:.2f}; {util} ({util_why}) - {drop:.2f} = {new:.2f}.",
+                f"{basis_zh}；（缺口 + 0.5 GiB）/ {_gib(total)} = {drop:.2f}；{util}（{util_why}）- {drop:.2f} = {new:.2f}。",
                 ("gpu_memory_utilization", "oom_total_bytes", "oom_free_bytes"),
             )
     new = round(util - 0.05, 2)
     if new <= MIN_UTIL:
         return None
-    return Computed(
+    return explain(
         f"{new:.2f}",
-        Text(
-            f"now {util} ({util_why}); without the OOM's figures, give back 0.05 of the GPU: {new:.2f}.",
-            f"当前为 {util}（{util_why}）；缺少 OOM 报错中的数字，先让出 0.05 的显存：{new:.2f}。",
-        ),
+        f"now {util} ({util_why}); without the OOM's figures, give back 0.05 of the GPU: {new:.2f}.",
+        f"当前为 {util}（{util_why}）；缺少 OOM 报错中的数字，先让出 0.05 的显存：{new:.2f}。",
         ("gpu_memory_utilization",),
     )

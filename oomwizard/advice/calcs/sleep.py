@@ -13,7 +13,7 @@ from __future__ import annotations
 from ...facts.model import FactSet
 from ...i18n import Text
 from ...text.units import GIB
-from ..numbers import Computed, calc, total_gib
+from ..numbers import Computed, calc, explain, total_gib
 from ..numbers import num as _num
 from ..numbers import src as _src
 
@@ -69,14 +69,12 @@ def sleep_gpu_util(facts: FactSet) -> Computed | None:
             ("gpu_memory_utilization",),
         )
     moved = STEP * total[0]
-    return Computed(
+    return explain(
         f"{new:.2f}",
-        Text(
-            f"now {cur} ({basis}); {STEP} less of {total[0]:.2f} GiB ({total[1]}) leaves {moved:.2f} GiB more to the "
-            f"trainer when vLLM wakes, taken from the KV cache.{freed_en}",
-            f"当前为 {cur}（{basis}）；在 {total[0]:.2f} GiB（{total[1]}）上降低 {STEP}，vLLM 唤醒时为训练进程多留出 "
-            f"{moved:.2f} GiB，这部分取自 KV cache。{freed_zh}",
-        ),
+        f"now {cur} ({basis}); {STEP} less of {total[0]:.2f} GiB ({total[1]}) leaves {moved:.2f} GiB more to the "
+        f"trainer when vLLM wakes, taken from the KV cache.{freed_en}",
+        f"当前为 {cur}（{basis}）；在 {total[0]:.2f} GiB（{total[1]}）上降低 {STEP}，vLLM 唤醒时为训练进程多留出 "
+        f"{moved:.2f} GiB，这部分取自 KV cache。{freed_zh}",
         ("gpu_memory_utilization", total[1]),
     )
 
@@ -107,15 +105,13 @@ def sleep_kv_cache_bytes(facts: FactSet) -> Computed | None:
         how_en = (f"{kv:.2f} - {STEP} x {total[0]:.2f} GiB would leave {stepped:.2f} GiB, so half of today's: "
                   f"{new_gib:.2f} GiB")
         how_zh = (f"{kv:.2f} - {STEP} x {total[0]:.2f} GiB 只剩 {stepped:.2f} GiB，因此取当前的一半：{new_gib:.2f} GiB")
-    return Computed(
-        str(new),
-        Text(
-            f"the KV cache is {kv:.2f} GiB ({_src(facts, 'kv_cache_gib')}); {how_en}, rounded down to 256 MiB: "
-            f"{new:,} bytes ({new / GIB:.2f} GiB). vLLM then ignores gpu_memory_utilization for the KV cache, so its "
-            "size no longer grows with a new release or a different profiling result.",
-            f"KV cache 为 {kv:.2f} GiB（{_src(facts, 'kv_cache_gib')}）；{how_zh}，按 256 MiB 向下取整：{new:,} 字节"
-            f"（{new / GIB:.2f} GiB）。此后 vLLM 不再按 gpu_memory_utilization 决定 KV cache 大小，它也就不会随新版本或"
-            "不同的内存分析结果而变大。",
-        ),
+    return explain(
+        new,
+        f"the KV cache is {kv:.2f} GiB ({_src(facts, 'kv_cache_gib')}); {how_en}, rounded down to 256 MiB: "
+        f"{new:,} bytes ({new / GIB:.2f} GiB). vLLM then ignores gpu_memory_utilization for the KV cache, so its "
+        "size no longer grows with a new release or a different profiling result.",
+        f"KV cache 为 {kv:.2f} GiB（{_src(facts, 'kv_cache_gib')}）；{how_zh}，按 256 MiB 向下取整：{new:,} 字节"
+        f"（{new / GIB:.2f} GiB）。此后 vLLM 不再按 gpu_memory_utilization 决定 KV cache 大小，它也就不会随新版本或"
+        "不同的内存分析结果而变大。",
         names,
     )

@@ -15,11 +15,10 @@ from ... import safejson
 from ...facts.model import FactSet
 from ...i18n import Text
 from ...text.units import MIB
-from ...versions import Version
-from ..numbers import Computed, calc, default_max_num_batched_tokens, floor_to, total_gib
+from ..numbers import Computed, calc, default_max_num_batched_tokens, explain, floor_to, total_gib
 from ..numbers import as_int as _int
 from ..numbers import src as _src
-from .memory import current_max_num_seqs
+from .readings import current_max_num_seqs, runs_v0
 
 MIN_TOKENS = 512
 """Below this the pass no longer fits a useful prefill chunk; the problem is elsewhere (weights, TP)."""
@@ -91,28 +90,24 @@ def profile_max_num_batched_tokens(facts: FactSet) -> Computed | None:
         new = max(floor_at, floor_to(tokens * ratio, 256))
         if new >= tokens:
             return None
-        return Computed(
-            str(new),
-            Text(
-                f"{tokens_why.en}; the pass asked for {requested / MIB:,.0f} MiB with {free / MIB:,.0f} MiB free "
-                f"({_src(facts, 'oom_requested_bytes', 'oom_free_bytes')}); activations scale with tokens, so "
-                f"{tokens:,} x {SAFETY:.0%} x free / requested = {tokens * ratio:,.0f}, rounded down to {new:,} "
-                f"(never below {floor_at}).",
-                f"{tokens_why.zh}；分析时申请 {requested / MIB:,.0f} MiB，空闲 {free / MIB:,.0f} MiB"
-                f"（{_src(facts, 'oom_requested_bytes', 'oom_free_bytes')}）；激活随 token 数线性变化，因此 "
-                f"{tokens:,} x {SAFETY:.0%} x 空闲 / 申请 = {tokens * ratio:,.0f}，向下取整为 {new:,}（不低于 {floor_at}）。",
-            ),
+        return explain(
+            new,
+            f"{tokens_why.en}; the pass asked for {requested / MIB:,.0f} MiB with {free / MIB:,.0f} MiB free "
+            f"({_src(facts, 'oom_requested_bytes', 'oom_free_bytes')}); activations scale with tokens, so "
+            f"{tokens:,} x {SAFETY:.0%} x free / requested = {tokens * ratio:,.0f}, rounded down to {new:,} "
+            f"(never below {floor_at}).",
+            f"{tokens_why.zh}；分析时申请 {requested / MIB:,.0f} MiB，空闲 {free / MIB:,.0f} MiB"
+            f"（{_src(facts, 'oom_requested_bytes', 'oom_free_bytes')}）；激活随 token 数线性变化，因此 "
+            f"{tokens:,} x {SAFETY:.0%} x 空闲 / 申请 = {tokens * ratio:,.0f}，向下取整为 {new:,}（不低于 {floor_at}）。",
             ("max_num_batched_tokens", "oom_requested_bytes", "oom_free_bytes"),
         )
     new = max(floor_at, floor_to(tokens // 2, 256))
     if new >= tokens:
         return None
-    return Computed(
-        str(new),
-        Text(
-            f"{tokens_why.en}; without the OOM's figures, halve it: {new:,} (never below {floor_at}).",
-            f"{tokens_why.zh}；缺少 OOM 报错中的数字，先减半：{new:,}（不低于 {floor_at}）。",
-        ),
+    return explain(
+        new,
+        f"{tokens_why.en}; without the OOM's figures, halve it: {new:,} (never below {floor_at}).",
+        f"{tokens_why.zh}；缺少 OOM 报错中的数字，先减半：{new:,}（不低于 {floor_at}）。",
         ("max_num_batched_tokens",),
     )
 
@@ -138,15 +133,6 @@ def image_limit(facts: FactSet) -> tuple[int, str] | None:
     return (int(m.group(1)), text) if m else None
 
 
-def _runs_v0(facts: FactSet) -> bool:
-    """The V0 engine profiles images per dummy sequence; V1 (default from 0.8.0) by encoder budget."""
-    engine = facts.value("engine")
-    if engine is not None:
-        return engine == "v0"
-    v = Version.try_parse(facts.value("vllm_version"))
-    return v is not None and v < Version.parse("0.8.0")
-
-
 @calc(
     "mm_image_limit",
     Text("Images per prompt to keep in limit_mm_per_prompt", "limit_mm_per_prompt 中保留的每个 prompt 图片数"),
@@ -162,42 +148,36 @@ def mm_image_limit(facts: FactSet) -> Computed | None:
     cur = image_limit(facts)
     fact = facts.get("limit_mm_per_prompt")
     source = fact.source if cur is not None and fact is not None else ""
-    if _runs_v0(facts):
+    if runs_v0(facts):
         if cur is not None and cur[0] > 1:
             n, text = cur
             new = max(1, n // 2)
-            return Computed(
-                str(new),
-                Text(
-                    f"limit_mm_per_prompt = {text} ({source}); the V0 engine profiles every dummy sequence with "
-                    f"{n} maximum-size images, so half as many, {new}, halves that part of the pass.",
-                    f"limit_mm_per_prompt = {text}（{source}）；V0 引擎的每条虚拟序列都带 {n} 张最大尺寸的图片做分析，"
-                    f"减半为 {new} 张，这部分开销也减半。",
-                ),
+            return explain(
+                new,
+                f"limit_mm_per_prompt = {text} ({source}); the V0 engine profiles every dummy sequence with "
+                f"{n} maximum-size images, so half as many, {new}, halves that part of the pass.",
+                f"limit_mm_per_prompt = {text}（{source}）；V0 引擎的每条虚拟序列都带 {n} 张最大尺寸的图片做分析，"
+                f"减半为 {new} 张，这部分开销也减半。",
                 ("limit_mm_per_prompt",),
             )
         if cur is None:
-            return Computed(
+            return explain(
                 "1",
-                Text(
-                    "no limit_mm_per_prompt was given, and the V0 engine's default is one image per prompt.",
-                    "没有设置 limit_mm_per_prompt，V0 引擎的默认值是每个 prompt 一张图片。",
-                ),
+                "no limit_mm_per_prompt was given, and the V0 engine's default is one image per prompt.",
+                "没有设置 limit_mm_per_prompt，V0 引擎的默认值是每个 prompt 一张图片。",
                 ("limit_mm_per_prompt",),
             )
         return None
     if cur is None:
         return None
     n, text = cur
-    return Computed(
-        str(n),
-        Text(
-            f"limit_mm_per_prompt = {text} ({source}), kept: on the V1 engine the image count does not size the "
-            "encoder's profiling pass (the encoder budget does), so keep the number your largest request carries "
-            "and shrink the image size or drop unused modalities instead.",
-            f"limit_mm_per_prompt = {text}（{source}），保持不变：在 V1 引擎上，图片数量并不决定编码器分析的规模"
-            "（决定它的是 encoder 预算），所以保留你最大请求实际携带的数量，改为缩小图片尺寸或去掉不用的模态。",
-        ),
+    return explain(
+        n,
+        f"limit_mm_per_prompt = {text} ({source}), kept: on the V1 engine the image count does not size the "
+        "encoder's profiling pass (the encoder budget does), so keep the number your largest request carries "
+        "and shrink the image size or drop unused modalities instead.",
+        f"limit_mm_per_prompt = {text}（{source}），保持不变：在 V1 引擎上，图片数量并不决定编码器分析的规模"
+        "（决定它的是 encoder 预算），所以保留你最大请求实际携带的数量，改为缩小图片尺寸或去掉不用的模态。",
         ("limit_mm_per_prompt",),
     )
 
@@ -219,18 +199,16 @@ def mm_max_pixels(facts: FactSet) -> Computed | None:
     if tokens < 4:
         return None
     pixels = tokens * QWEN_VL_PIXELS_PER_TOKEN
-    return Computed(
-        str(pixels),
-        Text(
-            f"max_model_len = {mml:,} shared by {images} image(s) and at least as much text: "
-            f"{mml:,} / ({images} + 1) = {mml // (images + 1):,} tokens per image, {tokens:,} after rounding and the "
-            f"{TARGET_TOKENS_PER_IMAGE:,}-token cap (about 3.2 megapixels; raise it if your images are larger); "
-            f"x 28 x 28 pixels per token = {pixels:,}.",
-            f"max_model_len = {mml:,}，由 {images} 张图片和至少同样多的文本共享：{mml:,} / ({images} + 1) = "
-            f"{mml // (images + 1):,} 个 token 每张图，取整并限制在 {TARGET_TOKENS_PER_IMAGE:,} 以内（约 320 万像素；"
-            f"如果你的图片更大可以调高）为 {tokens:,}；"
-            f"每个 token 28 x 28 像素，得 {pixels:,}。",
-        ),
+    return explain(
+        pixels,
+        f"max_model_len = {mml:,} shared by {images} image(s) and at least as much text: "
+        f"{mml:,} / ({images} + 1) = {mml // (images + 1):,} tokens per image, {tokens:,} after rounding and the "
+        f"{TARGET_TOKENS_PER_IMAGE:,}-token cap (about 3.2 megapixels; raise it if your images are larger); "
+        f"x 28 x 28 pixels per token = {pixels:,}.",
+        f"max_model_len = {mml:,}，由 {images} 张图片和至少同样多的文本共享：{mml:,} / ({images} + 1) = "
+        f"{mml // (images + 1):,} 个 token 每张图，取整并限制在 {TARGET_TOKENS_PER_IMAGE:,} 以内（约 320 万像素；"
+        f"如果你的图片更大可以调高）为 {tokens:,}；"
+        f"每个 token 28 x 28 像素，得 {pixels:,}。",
         ("max_model_len", "limit_mm_per_prompt"),
     )
 

@@ -23,6 +23,7 @@ from ...kb.coderef import parse_code_ref
 from ...kb.model import KnowledgeBase, Leaf, Question, Route
 from ...onboard.data import get_onboarding
 from ...onboard.texts import t as ot
+from ...text.cells import JOINED_SCRIPT
 from ...text.safe_text import printable
 from ..export import LANG_NAMES, describe, incoming, label, node_kind, node_title
 from ..leaf import render_fixes
@@ -49,9 +50,8 @@ def _relink(tokens: list[Token]) -> None:
                 tok.attrs["href"] = f"{m.group(1)}.html{m.group(2) or ''}"
 
 
-_CJK = "\u3400-\u9fff\u3000-\u303f\uff00-\uffef"
-_CJK_END = re.compile(f"[{_CJK}]$")
-_CJK_START = re.compile(f"^[{_CJK}]")
+_CJK_END = re.compile(f"[{JOINED_SCRIPT}]$")
+_CJK_START = re.compile(f"^[{JOINED_SCRIPT}]")
 
 
 def _join_cjk_lines(tokens: list[Token]) -> None:
@@ -68,12 +68,14 @@ def markdown_html(text: str) -> str:
     tokens = _MD.parse(text)
     _relink(tokens)
     _join_cjk_lines(tokens)
-    return _MD.renderer.render(tokens, _MD.options, {})
+    html: str = _MD.renderer.render(tokens, _MD.options, {})
+    return html
 
 
 def inline_html(text: str) -> str:
     """One line of knowledge-base text (backticks become code); raw HTML stays escaped."""
-    return _MD.renderInline(text)
+    html: str = _MD.renderInline(text)
+    return html
 
 
 def badge(text: str, cls: str = "") -> str:
