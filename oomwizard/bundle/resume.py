@@ -15,6 +15,7 @@ from typing import Any
 
 from ..engine import Answer
 from ..facts.model import Fact, FactSet
+from ..i18n import ui
 from ..versions import Version
 from .state import Store, Walk, log_key
 
@@ -76,12 +77,11 @@ def describe(w: Walk, lang: str, now: float | None = None) -> str:
     """``vllm.log · 4 answers · 2 h ago``: enough to recognise a walk on the welcome screen."""
     import time
 
-    what = ", ".join(os.path.basename(p) for p in w.logs) or ("—" if lang != "zh" else "无日志")
+    what = ", ".join(os.path.basename(p) for p in w.logs) or ui("bundle.resume.no_logs", lang)
     age = max(0, int((time.time() if now is None else now) - w.updated))
     ago = f"{age // 3600} h" if age >= 3600 else f"{age // 60} min"
-    if lang == "zh":
-        return f"{what} · {len(w.answers)} 个回答 · {ago} 前"
-    return f"{what} · {len(w.answers)} answer{'s' if len(w.answers) != 1 else ''} · {ago} ago"
+    n = len(w.answers)
+    return ui("bundle.resume.walk_one" if n == 1 else "bundle.resume.walk_many", lang, what=what, n=n, ago=ago)
 
 
 def resume_into(opts: Any, walk: Walk) -> list[str]:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..i18n import LANGS, both, ui
 from ..text.redact import redact_argv
 from .notes import note
 
@@ -97,37 +98,37 @@ def init_failure(nv: Any, e: BaseException) -> dict[str, str]:
     if _is_mismatch(nv, e):
         return {
             "code": "library_mismatch",
-            "en": f"nvidia-ml-py and the driver's NVML library do not match ({_err_str(e)}); upgrade nvidia-ml-py or the driver",
-            "zh": f"nvidia-ml-py 与驱动的 NVML 库版本不匹配（{_err_str(e)}）；请升级 nvidia-ml-py 或驱动",
+            "en": ui("facts.gpu.library_mismatch", "en", err_str=_err_str(e)),
+            "zh": ui("facts.gpu.library_mismatch", "zh", err_str=_err_str(e)),
         }
     if isinstance(e, OSError) or code == _code(nv, "LIBRARY_NOT_FOUND"):
         return {
             "code": "no_driver",
-            "en": "no NVIDIA driver here: libnvidia-ml.so.1 was not found (no NVIDIA GPU, the driver is not installed, or it is not mounted into this container)",
-            "zh": "这里没有 NVIDIA 驱动：找不到 libnvidia-ml.so.1（没有 NVIDIA GPU、未安装驱动，或驱动未挂载进容器）",
+            "en": ui("facts.gpu.no_driver", "en"),
+            "zh": ui("facts.gpu.no_driver", "zh"),
         }
     if code == _code(nv, "DRIVER_NOT_LOADED"):
         return {
             "code": "driver_not_loaded",
-            "en": "the NVIDIA kernel driver is not loaded (nvidia-smi fails the same way); load it or reboot",
-            "zh": "NVIDIA 内核驱动未加载（nvidia-smi 也会同样失败）；请加载驱动或重启",
+            "en": ui("facts.gpu.driver_not_loaded", "en"),
+            "zh": ui("facts.gpu.driver_not_loaded", "zh"),
         }
     if code == _code(nv, "LIB_RM_VERSION_MISMATCH"):
         return {
             "code": "driver_mismatch",
-            "en": "driver/library version mismatch: the loaded NVIDIA kernel module and libnvidia-ml differ, usually after a driver upgrade without a reboot; nvidia-smi fails the same way until you reboot",
-            "zh": "驱动与库版本不匹配：已加载的 NVIDIA 内核模块与 libnvidia-ml 版本不同，通常是升级驱动后未重启；重启前 nvidia-smi 也会失败",
+            "en": ui("facts.gpu.driver_mismatch", "en"),
+            "zh": ui("facts.gpu.driver_mismatch", "zh"),
         }
     if code == _code(nv, "NO_PERMISSION"):
         return {
             "code": "no_permission",
-            "en": "no permission to read the GPUs through NVML (the /dev/nvidia* devices are not accessible to this user)",
-            "zh": "没有权限通过 NVML 读取 GPU（当前用户无法访问 /dev/nvidia* 设备）",
+            "en": ui("facts.gpu.no_permission", "en"),
+            "zh": ui("facts.gpu.no_permission", "zh"),
         }
     return {
         "code": "nvml_error",
-        "en": f"NVML could not start: {_err_str(e)}",
-        "zh": f"NVML 无法启动：{_err_str(e)}",
+        "en": ui("facts.gpu.nvml_error", "en", err_str=_err_str(e)),
+        "zh": ui("facts.gpu.nvml_error", "zh", err_str=_err_str(e)),
     }
 
 
@@ -137,11 +138,11 @@ def import_nvml() -> tuple[Any, dict[str, str] | None]:
     except ImportError:
         return None, {
             "code": "no_pynvml",
-            "en": "nvidia-ml-py is not installed in the Python that runs oomwizard (pip install nvidia-ml-py)",
-            "zh": "运行 oomwizard 的 Python 中没有安装 nvidia-ml-py（pip install nvidia-ml-py）",
+            "en": ui("facts.gpu.no_pynvml", "en"),
+            "zh": ui("facts.gpu.no_pynvml", "zh"),
         }
     except Exception as e:  # noqa: BLE001 - a broken install must not stop detection
-        return None, {"code": "no_pynvml", "en": f"nvidia-ml-py failed to import: {_err_str(e)}", "zh": f"nvidia-ml-py 导入失败：{_err_str(e)}"}
+        return None, {"code": "no_pynvml", "en": ui("facts.gpu.no_pynvml_2", "en", err_str=_err_str(e)), "zh": ui("facts.gpu.no_pynvml_2", "zh", err_str=_err_str(e))}
     return pynvml, None
 
 
@@ -377,7 +378,7 @@ def read_nvml(nvml: Any = None, proc_root: str | Path = "/proc") -> dict[str, An
     started = time.perf_counter()
     nv, failure = (nvml, None) if nvml is not None else import_nvml()
     if nv is None:
-        return _unavailable(failure or {"code": "no_pynvml", "en": "NVML unavailable", "zh": "NVML 不可用"})
+        return _unavailable(failure or {"code": "no_pynvml", "en": ui("facts.gpu.no_pynvml_3", "en"), "zh": ui("facts.gpu.no_pynvml_3", "zh")})
     with _NVML_LOCK:
         try:
             nv.nvmlInit()
@@ -410,7 +411,7 @@ def _read_all(nv: Any, proc_root: Path, started: float) -> dict[str, Any]:
         count = int(nv.nvmlDeviceGetCount())
     except Exception as e:  # noqa: BLE001 - NVML bindings raise NVMLError, ctypes and OS errors; reported, not raised
         failure = init_failure(nv, e)
-        out = _unavailable({**failure, "en": f"NVML started but could not count the GPUs: {failure['en']}", "zh": f"NVML 已启动但无法统计 GPU：{failure['zh']}"})
+        out = _unavailable({**failure, **{lang: ui("facts.gpu.count_failed", lang, reason=failure[lang]) for lang in LANGS}})
         out["nvml"].update({k: v for k, v in info.items() if k not in ("available", "reason")})
         return out
     gpus: list[dict[str, Any]] = []
@@ -444,8 +445,7 @@ def map_visible(value: str | None, gpus: Sequence[dict[str, Any]], device_order:
         notes.append(
             note(
                 "cuda_order",
-                "GPUs of different models: without CUDA_DEVICE_ORDER=PCI_BUS_ID, CUDA numbers the fastest first, so CUDA's GPU 0 may not be NVML's (nvidia-smi's) GPU 0",
-                "GPU 型号不一致：未设置 CUDA_DEVICE_ORDER=PCI_BUS_ID 时 CUDA 把最快的卡编为 0 号，CUDA 的 GPU 0 可能不是 NVML（nvidia-smi）的 GPU 0",
+                *both("facts.gpu.cuda_order"),
                 "warning",
             )
         )
@@ -454,7 +454,7 @@ def map_visible(value: str | None, gpus: Sequence[dict[str, Any]], device_order:
         return out
     tokens = [t.strip() for t in value.split(",")]
     if value.strip() == "":
-        notes.append(note("cvd_empty", "CUDA_VISIBLE_DEVICES is set but empty: vLLM sees no GPU at all", "CUDA_VISIBLE_DEVICES 已设置但为空：vLLM 看不到任何 GPU", "warning"))
+        notes.append(note("cvd_empty", *both("facts.gpu.cvd_empty"), "warning"))
         return out
     by_uuid = {str(g.get("uuid") or "").lower(): g["index"] for g in gpus if g.get("uuid")}
     mig_by_uuid: dict[str, int] = {}
@@ -469,8 +469,7 @@ def map_visible(value: str | None, gpus: Sequence[dict[str, Any]], device_order:
             notes.append(
                 note(
                     "cvd_invalid",
-                    f"CUDA_VISIBLE_DEVICES: '{tok}' matches no GPU here, so CUDA ignores it and everything after it ({rest})",
-                    f"CUDA_VISIBLE_DEVICES：'{tok}' 在本机没有对应的 GPU，CUDA 会忽略它及其后的所有条目（{rest}）",
+                    *both("facts.gpu.cvd_invalid", tok=tok, rest=rest),
                     "warning",
                 )
             )
@@ -479,7 +478,7 @@ def map_visible(value: str | None, gpus: Sequence[dict[str, Any]], device_order:
         if mig:
             out["mig"].append(mig)
         if index in out["indices"] and not mig:
-            notes.append(note("cvd_duplicate", f"CUDA_VISIBLE_DEVICES names GPU {index} twice", f"CUDA_VISIBLE_DEVICES 重复列出了 GPU {index}", "warning"))
+            notes.append(note("cvd_duplicate", *both("facts.gpu.cvd_duplicate", index=index), "warning"))
             continue
         if index not in out["indices"]:
             out["indices"].append(index)

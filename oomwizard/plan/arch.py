@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..i18n import both
 from .errors import PlanError
 
 DTYPE_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "half": 2, "float": 4, "fp32": 4, "fp16": 2, "bf16": 2}
@@ -77,8 +78,7 @@ def _text_config(cfg: dict[str, Any]) -> dict[str, Any]:
 def _int(cfg: dict[str, Any], key: str, what: str) -> int:
     v = cfg.get(key)
     if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-        raise PlanError(f"config.json has no usable {key!r} ({what}); provide the model's complete config.json",
-                        f"config.json 缺少可用的 {key!r}（{what}）；请提供模型完整的 config.json")
+        raise PlanError(*both("plan.arch.config_json_has_no", key=key, what=what))
     return v
 
 
@@ -95,13 +95,9 @@ def _layer_types(cfg: dict[str, Any], mt: str, n: int) -> list[str]:
     if mt == "gpt_oss":
         return ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(n)]
     if mt in ("mistral", "mixtral") and cfg.get("sliding_window"):
-        raise PlanError("this config sets a model-wide sliding_window without layer_types; vLLM applies it through the "
-                        "cache config in a way that changed between releases, so the planner does not guess it",
-                        "该 config 设置了全模型 sliding_window 而无 layer_types；各版本 vLLM 处理方式不同，规划器不做猜测")
+        raise PlanError(*both("plan.arch.this_config_sets_a"))
     if mt in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and cfg.get("use_sliding_window"):
-        raise PlanError("this config turns on use_sliding_window with max_window_layers, a layout the planner does not "
-                        "model; plan with --gpu-memory and read the KV line of a real start, or set use_sliding_window false",
-                        "该 config 启用了 use_sliding_window（max_window_layers），规划器不模拟这种布局")
+        raise PlanError(*both("plan.arch.this_config_turns_on"))
     return ["full_attention"] * n
 
 
@@ -114,18 +110,12 @@ def describe(cfg: dict[str, Any], name: str, source: str) -> ModelDesc:
     arch = str(archs[0]) if archs else mt
     if mt in HYBRID_TYPES or cfg.get("layers_block_type") or cfg.get("hybrid_override_pattern"):
         raise PlanError(
-            f"{name}: {mt or arch} mixes attention with state-space or linear-attention layers; their cache pages are "
-            "sized by vLLM from the model's own layer code, which the planner does not reproduce. Plan the attention "
-            "part with --log from a real start of this model (its 'GPU KV cache size' line is exact)",
-            f"{name}：{mt or arch} 混合了注意力与状态空间/线性注意力层，规划器不复现其缓存页大小；请用该模型一次真实启动的 --log")
+            *both("plan.arch.name_value_mixes_attention", name=name, value=mt or arch))
     if mt in CHUNKED_TYPES or cfg.get("attention_chunk_size"):
-        raise PlanError(f"{name}: chunked local attention ({mt}) is not modelled; provide --log from a real start",
-                        f"{name}：不支持分块局部注意力（{mt}）；请提供真实启动的 --log")
+        raise PlanError(*both("plan.arch.name_chunked_local_attention", name=name, mt=mt))
     if mt not in STANDARD:
         raise PlanError(
-            f"{name}: model_type {mt!r} ({arch}) is not one the planner knows the cache layout of; provide a config.json "
-            "of a supported architecture, or the log of a real start with --log",
-            f"{name}：规划器不了解 model_type {mt!r}（{arch}）的缓存布局；请提供受支持架构的 config.json，或用 --log 给出真实启动日志")
+            *both("plan.arch.name_model_type_mt", name=name, mt=mt, arch=arch))
     n = _int(cfg, "num_hidden_layers", "number of layers")
     heads = _int(cfg, "num_attention_heads", "attention heads")
     hidden = _int(cfg, "hidden_size", "hidden size")
@@ -146,8 +136,7 @@ def describe(cfg: dict[str, Any], name: str, source: str) -> ModelDesc:
             elif t in ("full_attention", "sliding_attention"):
                 layers.append(Layer("full", int(kv_heads), int(head_dim)))
             else:
-                raise PlanError(f"{name}: layer type {t!r} in config.json is not modelled; provide --log from a real start",
-                                f"{name}：config.json 中的层类型 {t!r} 不受支持；请提供真实启动的 --log")
+                raise PlanError(*both("plan.arch.name_layer_type_t", name=name, t=t))
     from .weights import count_params, quantization_of
 
     desc = ModelDesc(

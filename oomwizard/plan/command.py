@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ..exitcodes import Exit
+from ..i18n import ui
 from .errors import PlanError
 from .inputs import Inputs
 
@@ -76,8 +77,7 @@ def run(args: argparse.Namespace) -> int:
                                 ("--max-num-batched-tokens", args.max_num_batched_tokens, 1, 1 << 24),
                                 ("--block-size", args.block_size, 1, 4096)):
         if _bad(value, lo, hi):
-            msg = f"{name} {value} 超出范围 {lo}..{hi}" if lang == "zh" else f"{name} {value} is outside {lo}..{hi}"
-            print(f"oomwizard: {msg}", file=sys.stderr)
+            print(f"oomwizard: {ui('plan.command.out_of_range', lang, name=name, value=value, lo=lo, hi=hi)}", file=sys.stderr)
             return Exit.USAGE
     facts: dict[str, Any] = {}
     if args.log:

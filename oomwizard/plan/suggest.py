@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..i18n import ui
 from .errors import PlanError
 from .planner import Plan, plan
 
@@ -37,8 +38,8 @@ def suggestions(p: Plan) -> list[dict[str, Any]]:
         if best is not None:
             n = best.settings["max_model_len"]
             out.append({"change": f"--max-model-len {n}", "flag": "--max-model-len", "value": n,
-                        "cost": f"requests longer than {n} tokens are refused (was {s['max_model_len']})",
-                        "cost_zh": f"超过 {n} 个 token 的请求会被拒绝（原为 {s['max_model_len']}）",
+                        "cost": ui("plan.suggest.cost", "en", n=n, max_model_len=s['max_model_len']),
+                        "cost_zh": ui("plan.suggest.cost", "zh", n=n, max_model_len=s['max_model_len']),
                         "kv_tokens": best.value("kv_tokens")})
     util = s["gpu_memory_utilization"]
     free = p.gpu.get("free_bytes")
@@ -48,10 +49,8 @@ def suggestions(p: Plan) -> list[dict[str, Any]]:
             q = _try(p, gpu_memory_utilization=u)
             if q and q.fits:
                 out.append({"change": f"--gpu-memory-utilization {u}", "flag": "--gpu-memory-utilization", "value": u,
-                            "cost": f"vLLM then uses {u * p.gpu['total_bytes'] / GIB:.2f} GiB: what other processes "
-                                    "leave free now, so the KV cache is smaller",
-                            "cost_zh": f"vLLM 只用 {u * p.gpu['total_bytes'] / GIB:.2f} GiB（其他进程现在留出的空闲），"
-                                       "KV cache 随之变小", "kv_tokens": q.value("kv_tokens")})
+                            "cost": ui("plan.suggest.cost_6", "en", value=u * p.gpu['total_bytes'] / GIB),
+                            "cost_zh": ui("plan.suggest.cost_6", "zh", value=u * p.gpu['total_bytes'] / GIB), "kv_tokens": q.value("kv_tokens")})
                 break
             u = round(u - 0.01, 2)
         return out
@@ -62,19 +61,16 @@ def suggestions(p: Plan) -> list[dict[str, Any]]:
         q = _try(p, gpu_memory_utilization=u)
         if q and q.fits:
             out.append({"change": f"--gpu-memory-utilization {u}", "flag": "--gpu-memory-utilization", "value": u,
-                        "cost": f"{(u - util) * p.gpu['total_bytes'] / GIB:.2f} GiB more of each GPU for vLLM; "
-                                "other processes there must fit in what is left",
-                        "cost_zh": f"vLLM 每卡多用 {(u - util) * p.gpu['total_bytes'] / GIB:.2f} GiB；"
-                                   "同卡的其他进程只能用剩下的",
+                        "cost": ui("plan.suggest.cost_2", "en", value=(u - util) * p.gpu['total_bytes'] / GIB),
+                        "cost_zh": ui("plan.suggest.cost_2", "zh", value=(u - util) * p.gpu['total_bytes'] / GIB),
                         "kv_tokens": q.value("kv_tokens")})
             break
     if s["kv_cache_dtype"] == "auto" and s["dtype"] != "float32":
         q = _try(p, kv_cache_dtype="fp8")
         if q and q.fits:
             out.append({"change": "--kv-cache-dtype fp8", "flag": "--kv-cache-dtype", "value": "fp8",
-                        "cost": "half the KV bytes per token; a small accuracy loss, and attention backends without "
-                                "fp8 KV fall back or refuse",
-                        "cost_zh": "每 token 的 KV 字节减半；精度略降，不支持 fp8 KV 的注意力后端会回退或拒绝",
+                        "cost": ui("plan.suggest.cost_3", "en"),
+                        "cost_zh": ui("plan.suggest.cost_3", "zh"),
                         "kv_tokens": q.value("kv_tokens")})
     tp = s["tp"]
     for n in (2, 4, 8):
@@ -83,16 +79,15 @@ def suggestions(p: Plan) -> list[dict[str, Any]]:
         q = _try(p, tp=n)
         if q and q.fits:
             out.append({"change": f"--tensor-parallel-size {n}", "flag": "--tensor-parallel-size", "value": n,
-                        "cost": f"{n} GPUs instead of {tp}, with all-reduce traffic between them",
-                        "cost_zh": f"需要 {n} 块 GPU（原为 {tp}），并有卡间 all-reduce 通信",
+                        "cost": ui("plan.suggest.cost_4", "en", n=n, tp=tp),
+                        "cost_zh": ui("plan.suggest.cost_4", "zh", n=n, tp=tp),
                         "kv_tokens": q.value("kv_tokens")})
             break
     if not s["quantization"] and s["dtype"] in ("bfloat16", "float16"):
         q = _try(p, quantization="fp8")
         if q and q.fits:
             out.append({"change": "--quantization fp8", "flag": "--quantization", "value": "fp8",
-                        "cost": "weights stored in fp8 (online quantization): some accuracy loss; fast kernels "
-                                "need Ada/Hopper or newer",
-                        "cost_zh": "权重以 fp8 存放（在线量化）：精度有损；快速内核需要 Ada/Hopper 或更新的 GPU",
+                        "cost": ui("plan.suggest.cost_5", "en"),
+                        "cost_zh": ui("plan.suggest.cost_5", "zh"),
                         "kv_tokens": q.value("kv_tokens")})
     return out
