@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from ..exitcodes import Exit
-from ..i18n import detect_lang, msg
+from ..i18n import detect_lang, msg, ui
 from .build import BundleInput, noninteractive, read_logs
 from .output import _err, bundle_text, format_for, write_file
 
@@ -65,7 +65,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         try:
             shown = write_file(args.output, text)
         except OSError as e:
-            _err(f"cannot write {args.output}: {e.strerror or e}")
+            _err(ui("bundle.command.cannot_write", lang, path=args.output, error=e.strerror or e))
             return Exit.OUTPUT
         _err(msg("bundle.command.bundle_written_to_path")(lang).format(path=shown))
     else:

@@ -17,7 +17,7 @@ from ..envelope import envelope
 from ..exitcodes import Exit
 from ..expr import BoolOp, Compare, Condition, Known, ListLit, Literal, Name, Node, Not
 from ..facts.catalog import CATALOG
-from ..i18n import LANGS, Text, msg
+from ..i18n import LANGS, Text, detect_lang, msg, ui
 from ..kb.model import KnowledgeBase, Leaf, Question, Route
 from ..text.safe_text import json_dumps, printable
 from ..versions import VersionError, VersionSpec
@@ -57,14 +57,14 @@ MARKER = ".oomwizard-export"
 """Left in an exported folder, so a new export may replace the files of an earlier one."""
 
 
-def _refuse_overwrite(out: Path, folder: bool) -> str | None:
+def _refuse_overwrite(out: Path, folder: bool, lang: str) -> str | None:
     """Why writing to ``out`` would overwrite files the operator did not ask to lose, or None."""
     if folder:
         if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
-            return f"{out} is not empty and holds no earlier export; pass --force to write into it anyway"
+            return ui("report.export.not_empty", lang, out=out)
         return None
     if out.exists():
-        return f"{out} exists; pass --force to replace it"
+        return ui("report.export.exists", lang, out=out)
     return None
 
 
@@ -73,32 +73,33 @@ def export(kb: KnowledgeBase, fmt: str, output: str | Path | None, lang: str | N
     """Write the export; returns the process exit code. Existing files are kept unless ``force``
     (or the folder holds an earlier export)."""
     langs: tuple[str, ...] = (lang,) if lang else LANGS
+    talk = detect_lang(lang)
     if fmt == "json":
         text = json_dumps(kb_json(kb)) + "\n"
         if output is None or str(output) == "-":
             sys.stdout.write(text)
             return Exit.OK
-        problem = None if force else _refuse_overwrite(Path(output), folder=False)
+        problem = None if force else _refuse_overwrite(Path(output), folder=False, lang=talk)
         if problem:
             print(f"oomwizard: {problem}", file=sys.stderr)
             return Exit.ERROR
         try:
             Path(output).write_text(text, encoding="utf-8")
         except OSError as e:
-            print(f"oomwizard: cannot write {output}: {e}", file=sys.stderr)
+            print(f"oomwizard: {ui('report.export.cannot_write', talk, out=output, error=e)}", file=sys.stderr)
             return Exit.ERROR
         return Exit.OK
     if fmt not in FORMATS:
-        print(f"oomwizard: unknown export format {fmt!r} (choose from {', '.join(FORMATS)})", file=sys.stderr)
+        print(f"oomwizard: {ui('report.export.unknown_format', talk, fmt=fmt, formats=', '.join(FORMATS))}", file=sys.stderr)
         return Exit.USAGE
     if output is None:
-        print(f"oomwizard: --format {fmt} writes a folder; give it with --output DIR", file=sys.stderr)
+        print(f"oomwizard: {ui('report.export.needs_folder', talk, fmt=fmt)}", file=sys.stderr)
         return Exit.USAGE
     out = Path(output)
     if out.exists() and not out.is_dir():
-        print(f"oomwizard: {out} exists and is not a folder", file=sys.stderr)
+        print(f"oomwizard: {ui('report.export.not_a_folder', talk, out=out)}", file=sys.stderr)
         return Exit.USAGE
-    problem = None if force else _refuse_overwrite(out, folder=True)
+    problem = None if force else _refuse_overwrite(out, folder=True, lang=talk)
     if problem:
         print(f"oomwizard: {problem}", file=sys.stderr)
         return Exit.ERROR
@@ -111,9 +112,9 @@ def export(kb: KnowledgeBase, fmt: str, output: str | Path | None, lang: str | N
             written = write_html(kb, out, langs)
         (out / MARKER).write_text("files written by `oomwizard export`; a new export replaces them\n", encoding="utf-8")
     except OSError as e:
-        print(f"oomwizard: cannot write {out}: {e}", file=sys.stderr)
+        print(f"oomwizard: {ui('report.export.cannot_write', talk, out=out, error=e)}", file=sys.stderr)
         return Exit.ERROR
-    print(f"oomwizard: wrote {written} files to {out}", file=sys.stderr)
+    print(f"oomwizard: {ui('report.export.wrote', talk, n=written, out=out)}", file=sys.stderr)
     return Exit.OK
 
 
