@@ -210,7 +210,7 @@ def _overrides(items: Sequence[str]) -> Any:
         try:
             fs.add(Fact(name, coerce(name, raw), "--set on the command line", kind="answered"))
         except FactValueError as e:
-            _err(f"--set: {e}")
+            _err(f"--set: {e.text(_talk())}")
             raise SystemExit(Exit.USAGE) from None
     return fs
 

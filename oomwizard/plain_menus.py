@@ -123,7 +123,7 @@ def review_facts(w: PlainWizard) -> None:
 
                 coerce(name, text.strip())
             except FactValueError as e:
-                return _flat(str(e))
+                return _flat(e.text(w.lang))
             return True
 
         current = "" if fact is None else _flat(str(json_value(fact.value)))
@@ -132,7 +132,7 @@ def review_facts(w: PlainWizard) -> None:
             new = w.session.override(name, raw)
             w.user_facts.add(new)
         except FactValueError as e:  # the prompt checked it; a stand-in prompt may not have
-            w.prompts.say(_flat(str(e)))
+            w.prompts.say(_flat(e.text(w.lang)))
             continue
         w.prompts.say(w.t("tui.facts.set", name=name, value=_flat(format_value(name, new.value, w.lang))))
 

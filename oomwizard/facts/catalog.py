@@ -203,7 +203,11 @@ CATALOG: dict[str, FactSpec] = {s.name: s for s in _SPECS}
 
 
 class FactValueError(ValueError):
-    pass
+    """A value that does not fit its fact's type; ``text`` says why in both languages (``str()``: English)."""
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(text.en)
+        self.text = text
 
 
 _TRUE = {"1", "true", "yes", "on", "y"}
@@ -232,7 +236,7 @@ def parse_size(text: str) -> int:
 
     m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*", text)
     if not m or m.group(2).lower() not in _SIZE_UNITS:
-        raise FactValueError(f"not a size: {text!r}")
+        raise FactValueError(msg("facts.value.not_size").format(text=text))
     return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
 
 
@@ -244,13 +248,13 @@ def _to_bool(spec: FactSpec, raw: Any) -> bool:
         return True
     if s in _FALSE:
         return False
-    raise FactValueError(f"{spec.name}: expected yes/no, got {raw!r}")
+    raise FactValueError(msg("facts.value.not_bool").format(name=spec.name, raw=raw))
 
 
 def _to_enum(spec: FactSpec, raw: Any) -> str:
     s = str(raw).strip()
     if s not in spec.values:
-        raise FactValueError(f"{spec.name}: expected one of {', '.join(spec.values)}, got {raw!r}")
+        raise FactValueError(msg("facts.value.not_enum").format(name=spec.name, values=", ".join(spec.values), raw=raw))
     return s
 
 
@@ -269,7 +273,7 @@ def coerce(name: str, raw: Any) -> Any:
     """Turn a user-typed or JSON value into the fact's type; raises :class:`FactValueError`."""
     spec = CATALOG.get(name)
     if spec is None:
-        raise FactValueError(f"unknown fact {name!r}")
+        raise FactValueError(msg("facts.value.unknown").format(name=name))
     if raw is None:
         return None
     convert = _CONVERT.get(spec.type)
@@ -280,4 +284,4 @@ def coerce(name: str, raw: Any) -> Any:
     except FactValueError:
         raise
     except (ValueError, VersionError) as e:
-        raise FactValueError(f"{name}: {e}") from e
+        raise FactValueError(msg("facts.value.bad").format(name=name, error=e)) from e
