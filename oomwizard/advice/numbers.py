@@ -216,7 +216,7 @@ def resolve(name: str, facts: FactSet) -> Resolved:
         placeholder = f"<{name.upper()}>"
         if f is None:
             return Resolved(name, None, None, placeholder)
-        return Resolved(name, str(f.value), msg("advice.numbers.name_from_source").format(name=name, source=f.source), placeholder)
+        return Resolved(name, str(f.value), msg("advice.numbers.fact_source").format(name=name, source=f.source), placeholder)
     raise KeyError(name)
 
 

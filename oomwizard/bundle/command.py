@@ -16,7 +16,7 @@ from ..i18n import detect_lang, msg, ui
 from .build import BundleInput, noninteractive, read_logs
 from .output import _err, bundle_text, format_for, write_file
 
-NO_REDACT_WARNING = msg("bundle.command.no_redact_host_names")
+NO_REDACT_WARNING = msg("bundle.command.no_redact_warning")
 def cmd_report(args: argparse.Namespace) -> int:
     from .. import cli
     from ..facts.model import FactSet
@@ -67,7 +67,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         except OSError as e:
             _err(ui("bundle.command.cannot_write", lang, path=args.output, error=e.strerror or e))
             return Exit.OUTPUT
-        _err(msg("bundle.command.bundle_written_to_path")(lang).format(path=shown))
+        _err(msg("bundle.command.written")(lang).format(path=shown))
     else:
         sys.stdout.write(text)
     if diag is not None:

@@ -37,7 +37,7 @@ def bundle_text(b: BundleInput, fmt: str, redact: bool) -> str:
     return clean_text(render(doc, fmt, b.lang))
 
 
-REPLAY_DIFFERS = msg("bundle.output.the_bundle_s_redacted")
+REPLAY_DIFFERS = msg("bundle.output.replay_differs")
 
 
 def replays_same(doc: dict[str, Any]) -> bool:

@@ -142,7 +142,7 @@ def import_nvml() -> tuple[Any, dict[str, str] | None]:
             "zh": ui("facts.gpu.no_pynvml", "zh"),
         }
     except Exception as e:  # noqa: BLE001 - a broken install must not stop detection
-        return None, {"code": "no_pynvml", "en": ui("facts.gpu.no_pynvml_2", "en", err_str=_err_str(e)), "zh": ui("facts.gpu.no_pynvml_2", "zh", err_str=_err_str(e))}
+        return None, {"code": "no_pynvml", "en": ui("facts.gpu.pynvml_import_failed", "en", err_str=_err_str(e)), "zh": ui("facts.gpu.pynvml_import_failed", "zh", err_str=_err_str(e))}
     return pynvml, None
 
 
@@ -378,7 +378,7 @@ def read_nvml(nvml: Any = None, proc_root: str | Path = "/proc") -> dict[str, An
     started = time.perf_counter()
     nv, failure = (nvml, None) if nvml is not None else import_nvml()
     if nv is None:
-        return _unavailable(failure or {"code": "no_pynvml", "en": ui("facts.gpu.no_pynvml_3", "en"), "zh": ui("facts.gpu.no_pynvml_3", "zh")})
+        return _unavailable(failure or {"code": "no_pynvml", "en": ui("facts.gpu.nvml_unavailable", "en"), "zh": ui("facts.gpu.nvml_unavailable", "zh")})
     with _NVML_LOCK:
         try:
             nv.nvmlInit()

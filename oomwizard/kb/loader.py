@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..expr import Condition, ExprError
-from ..i18n import LANGS, Text, msg
+from ..i18n import LANGS, Text
 from ..versions import VersionError, VersionSpec
 from .model import (
     COSTS,
@@ -181,7 +181,7 @@ def _choices(ctx: _Ctx, d: LDict, what: str) -> list[Choice]:
         if cd is None:
             continue
         ctx.keys(cd, {"label", "next"}, {"label", "next"}, f"{what}.choices.{cid}")
-        label = ctx.text(cd, "label", f"{what}.choices.{cid}") or msg("kb.loader.text")
+        label = ctx.text(cd, "label", f"{what}.choices.{cid}") or Text("", "")
         choice_routes = _routes(ctx, cd.get("next"), cd.line_of("next"), f"{what}.choices.{cid}") if "next" in cd else ()
         choices.append(Choice(cid, label, choice_routes, cline))
     if "next" in d:
@@ -216,7 +216,7 @@ def _question(ctx: _Ctx, qid: str, d: LDict, line: int = 0) -> Question | None:
     if kind not in QUESTION_KINDS:
         ctx.err(d.line_of("kind"), f"{what}: kind {kind!r} is not one of {', '.join(QUESTION_KINDS)}")
     fact = str(d.get("fact", qid))
-    text = ctx.text(d, "text", what) or msg("kb.loader.text")
+    text = ctx.text(d, "text", what) or Text("", "")
     choices = _choices(ctx, d, what) if kind == "choice" else []
     routes: tuple[Route, ...] = ()
     if kind == "version":
@@ -316,9 +316,9 @@ def _fix(ctx: _Ctx, d: LDict, what: str) -> Fix:
         ctx.err(d.line_of("variants"), f"{what}: needs at least one variant")
     return Fix(
         id=fid,
-        title=ctx.text(d, "title", what) or msg("kb.loader.text"),
+        title=ctx.text(d, "title", what) or Text("", ""),
         cost=ctx.enum(d, "cost", COSTS, what),
-        cost_note=ctx.text(d, "cost_note", what) or msg("kb.loader.text"),
+        cost_note=ctx.text(d, "cost_note", what) or Text("", ""),
         evidence=ctx.enum(d, "evidence", EVIDENCE, what),
         variants=tuple(variants),
         sources=_str_list(ctx, d, "sources", what),
@@ -386,7 +386,7 @@ def _check(ctx: _Ctx, item: Any, line: int, what: str) -> Check | None:
                 pats[key] = str(pat)
         cond = ctx.condition(d["fact"], d.line_of("fact"), what) if "fact" in d else None
         auto = AutoCheck(pats.get("log_present"), pats.get("log_absent"), cond)
-    return Check(ctx.text(d, "text", what) or msg("kb.loader.text"), auto, line)
+    return Check(ctx.text(d, "text", what) or Text("", ""), auto, line)
 
 
 def _leaf(ctx: _Ctx, d: LDict, expected_id: str) -> Leaf | None:
@@ -405,7 +405,7 @@ def _leaf(ctx: _Ctx, d: LDict, expected_id: str) -> Leaf | None:
         ctx.err(d.line_of("id"), f"leaf id {lid!r} must match its file name {expected_id!r}")
     if not ID_RE.match(lid):
         ctx.err(d.line_of("id"), f"{what}: id must be lower-case letters, digits, '-' or '_'")
-    rc_status, rc_text = "probable", msg("kb.loader.text")
+    rc_status, rc_text = "probable", Text("", "")
     if "root_cause" in d:
         rc = ctx.mapping(d["root_cause"], d.line_of("root_cause"), f"{what}.root_cause")
         if rc is not None:
@@ -447,9 +447,9 @@ def _leaf(ctx: _Ctx, d: LDict, expected_id: str) -> Leaf | None:
     return Leaf(
         id=lid,
         scenarios=_str_list(ctx, d, "scenarios", what),
-        title=ctx.text(d, "title", what) or msg("kb.loader.text"),
-        conclusion=ctx.text(d, "conclusion", what) or msg("kb.loader.text"),
-        environment=ctx.text(d, "environment", what) or msg("kb.loader.text"),
+        title=ctx.text(d, "title", what) or Text("", ""),
+        conclusion=ctx.text(d, "conclusion", what) or Text("", ""),
+        environment=ctx.text(d, "environment", what) or Text("", ""),
         root_cause=rc_text,
         root_cause_status=rc_status,
         evidence=ctx.enum(d, "evidence", EVIDENCE, what),
@@ -561,8 +561,8 @@ def _load_scenarios(sfile: Path, rel: Callable[[Path], str], problems: list[Prob
             ctx.err(sd.line, f"scenario id {sid!r} must be lower-case letters, digits, '-' or '_'")
         scenarios[sid] = Scenario(
             sid,
-            ctx.text(sd, "title", f"scenario {sid}") or msg("kb.loader.text"),
-            ctx.text(sd, "summary", f"scenario {sid}") or msg("kb.loader.text"),
+            ctx.text(sd, "title", f"scenario {sid}") or Text("", ""),
+            ctx.text(sd, "summary", f"scenario {sid}") or Text("", ""),
             sd.line,
         )
     return scenarios

@@ -100,7 +100,7 @@ def parse_python(text: str) -> str:
     version = f"{m.group(1)}.{m.group(2)}" if m else text
     if version not in PYTHONS:
         choices = ", ".join(PYTHONS)
-        raise TargetError(msg("kit.targets.unsupported_python_version_text").format(text=text, choices=choices))
+        raise TargetError(msg("kit.targets.bad_python").format(text=text, choices=choices))
     return version
 
 
@@ -113,7 +113,7 @@ def parse_platform(text: str) -> tuple[int, str]:
     m = _MANYLINUX.match(tag)
     if not m or m.group(2) not in ARCHES or not GLIBC_MIN <= int(m.group(1)) <= GLIBC_MAX:
         arches = ", ".join(ARCHES)
-        raise TargetError(msg("kit.targets.unsupported_platform_text_r").format(text=text, GLIBC_MIN=GLIBC_MIN, GLIBC_MAX=GLIBC_MAX, arches=arches))
+        raise TargetError(msg("kit.targets.bad_platform").format(text=text, GLIBC_MIN=GLIBC_MIN, GLIBC_MAX=GLIBC_MAX, arches=arches))
     return int(m.group(1)), m.group(2)
 
 
@@ -125,14 +125,14 @@ def this_platform() -> str:
     """This machine as a manylinux tag: its architecture and its glibc (``os.confstr``)."""
     plat = sysconfig.get_platform()  # linux-x86_64
     if not plat.startswith("linux-"):
-        raise TargetError(msg("kit.targets.this_machine_plat_is").format(plat=plat))
+        raise TargetError(msg("kit.targets.not_linux").format(plat=plat))
     try:
         libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
     except (ValueError, OSError):
         libc = ""
     m = re.fullmatch(r"glibc (\d+)\.(\d+)", libc)
     if not m:
-        raise TargetError(msg("kit.targets.this_machine_has_no"))
+        raise TargetError(msg("kit.targets.no_glibc"))
     return f"manylinux_2_{min(int(m.group(2)), GLIBC_MAX)}_{plat.split('-', 1)[1]}"
 
 

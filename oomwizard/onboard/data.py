@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from ..i18n import LANGS, Text, msg
+from ..i18n import LANGS, Text
 from ..kb.loader import default_root
 from ..kb.yamlsrc import LDict, LList, Problem, load_yaml
 
@@ -241,7 +241,7 @@ def _timeline(r: _Reader, ob: Onboarding) -> None:
             if k not in {"title", "text", "log", "terms", "lane"}:
                 r.err(file, d.line_of(k), f"step {sid}: unknown field {k!r}")
         ob.steps[sid] = Step(
-            sid, r.text(file, d, "title", f"step {sid}") or msg("onboard.data.text"), r.text(file, d, "text", f"step {sid}") or msg("onboard.data.text"),
+            sid, r.text(file, d, "title", f"step {sid}") or Text("", ""), r.text(file, d, "text", f"step {sid}") or Text("", ""),
             r.strs(file, d, "log"), r.strs(file, d, "terms"), str(d.get("lane", "gpu")), steps.line_of(sid),
         )
 
@@ -296,7 +296,7 @@ def _tour(r: _Reader, ob: Onboarding) -> None:
             continue
         what = f"tour step {d['id']}"
         ob.tour.append(TourStep(
-            d["id"], r.text(file, d, "title", what) or msg("onboard.data.text"), r.text(file, d, "body", what) or msg("onboard.data.text"),
+            d["id"], r.text(file, d, "title", what) or Text("", ""), r.text(file, d, "body", what) or Text("", ""),
             r.text(file, d, "verify", what, required=False), r.strs(file, d, "terms") if "terms" in d else (),
             steps.line_of(i),
         ))

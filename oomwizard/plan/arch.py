@@ -78,7 +78,7 @@ def _text_config(cfg: dict[str, Any]) -> dict[str, Any]:
 def _int(cfg: dict[str, Any], key: str, what: str) -> int:
     v = cfg.get(key)
     if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-        raise PlanError(*both("plan.arch.config_json_has_no", key=key, what=what))
+        raise PlanError(*both("plan.arch.missing_key", key=key, what=what))
     return v
 
 
@@ -95,9 +95,9 @@ def _layer_types(cfg: dict[str, Any], mt: str, n: int) -> list[str]:
     if mt == "gpt_oss":
         return ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(n)]
     if mt in ("mistral", "mixtral") and cfg.get("sliding_window"):
-        raise PlanError(*both("plan.arch.this_config_sets_a"))
+        raise PlanError(*both("plan.arch.sliding_window_no_layer_types"))
     if mt in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and cfg.get("use_sliding_window"):
-        raise PlanError(*both("plan.arch.this_config_turns_on"))
+        raise PlanError(*both("plan.arch.use_sliding_window"))
     return ["full_attention"] * n
 
 
@@ -110,12 +110,12 @@ def describe(cfg: dict[str, Any], name: str, source: str) -> ModelDesc:
     arch = str(archs[0]) if archs else mt
     if mt in HYBRID_TYPES or cfg.get("layers_block_type") or cfg.get("hybrid_override_pattern"):
         raise PlanError(
-            *both("plan.arch.name_value_mixes_attention", name=name, value=mt or arch))
+            *both("plan.arch.hybrid", name=name, value=mt or arch))
     if mt in CHUNKED_TYPES or cfg.get("attention_chunk_size"):
-        raise PlanError(*both("plan.arch.name_chunked_local_attention", name=name, mt=mt))
+        raise PlanError(*both("plan.arch.chunked_local", name=name, mt=mt))
     if mt not in STANDARD:
         raise PlanError(
-            *both("plan.arch.name_model_type_mt", name=name, mt=mt, arch=arch))
+            *both("plan.arch.unknown_model_type", name=name, mt=mt, arch=arch))
     n = _int(cfg, "num_hidden_layers", "number of layers")
     heads = _int(cfg, "num_attention_heads", "attention heads")
     hidden = _int(cfg, "hidden_size", "hidden size")
@@ -136,7 +136,7 @@ def describe(cfg: dict[str, Any], name: str, source: str) -> ModelDesc:
             elif t in ("full_attention", "sliding_attention"):
                 layers.append(Layer("full", int(kv_heads), int(head_dim)))
             else:
-                raise PlanError(*both("plan.arch.name_layer_type_t", name=name, t=t))
+                raise PlanError(*both("plan.arch.unknown_layer_type", name=name, t=t))
     from .weights import count_params, quantization_of
 
     desc = ModelDesc(

@@ -82,9 +82,9 @@ def _release(inp: Inputs) -> Version:
     text = inp.vllm_version or inp.log_facts.get("vllm_version") or LATEST
     r = Version.try_parse(text)
     if r is None:
-        raise PlanError(*both("plan.planner.vllm_version_text_r", text=text))
+        raise PlanError(*both("plan.planner.bad_version", text=text))
     if r < Version.parse("0.6.6") or r.release[:2] > Version.parse(LATEST).release[:2]:
-        raise PlanError(*both("plan.planner.vllm_text_the_planner", text=text, LATEST=LATEST))
+        raise PlanError(*both("plan.planner.unknown_release", text=text, LATEST=LATEST))
     return r
 
 
@@ -112,14 +112,14 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     engine = budget.engine_of(release)
     notes: list[Text] = []
     if engine == "v0" and (m.use_mla or any(layer.kind == "sliding" for layer in m.layers)):
-        raise PlanError(*both("plan.planner.vllm_text_runs_the", text=release.text))
+        raise PlanError(*both("plan.planner.v0_engine", text=release.text))
     gpu = gpu or _gpu(inp)
     total = gpu["total_bytes"]
     tp, pp = max(1, inp.tp), max(1, inp.pp)
     if inp.gpus and inp.gpus < tp * pp * max(1, inp.dp):
-        raise PlanError(*both("plan.planner.tp_tp_x_pp", tp=tp, pp=pp, dp=inp.dp, value=tp * pp * inp.dp, gpus=inp.gpus))
+        raise PlanError(*both("plan.planner.too_few_gpus", tp=tp, pp=pp, dp=inp.dp, value=tp * pp * inp.dp, gpus=inp.gpus))
     if m.num_attention_heads % tp:
-        raise PlanError(*both("plan.planner.num_attention_heads_attention", num_attention_heads=m.num_attention_heads, tp=tp))
+        raise PlanError(*both("plan.planner.heads_not_divisible", num_attention_heads=m.num_attention_heads, tp=tp))
     dtype = (inp.dtype if inp.dtype and inp.dtype != "auto" else m.dtype).replace("torch.", "")
     dtype_bytes = DTYPE_BYTES.get(dtype)
     if dtype_bytes is None:
@@ -323,5 +323,5 @@ def _check_log(inp: Inputs, groups: kv.Groups, max_len: int) -> list[Text]:
     lo = int((float(gib) - 0.005) * GIB) // bpb * groups.specs[0].block_size
     hi = int((float(gib) + 0.005) * GIB) // bpb * groups.specs[0].block_size
     if lo - groups.specs[0].block_size <= int(tokens) <= hi + groups.specs[0].block_size:
-        return [msg("plan.planner.the_log_s_kv_2").format(gib=gib, int=int(tokens))]
-    return [msg("plan.planner.the_log_s_kv").format(gib=gib, int=int(tokens), lo=lo, hi=hi)]
+        return [msg("plan.planner.log_kv_match").format(gib=gib, int=int(tokens))]
+    return [msg("plan.planner.log_kv_mismatch").format(gib=gib, int=int(tokens), lo=lo, hi=hi)]

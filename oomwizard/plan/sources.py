@@ -35,12 +35,12 @@ def bundled_gpus() -> list[dict[str, Any]]:
 def _read_config(path: Path) -> dict[str, Any]:
     try:
         if path.stat().st_size > MAX_CONFIG:
-            raise PlanError(*both("plan.sources.path_larger_than_a", path=path))
+            raise PlanError(*both("plan.sources.too_large", path=path))
         data = json.loads(path.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise PlanError(*both("plan.sources.cannot_read_path_e", path=path, e=e)) from None
+        raise PlanError(*both("plan.sources.unreadable", path=path, e=e)) from None
     if not isinstance(data, dict):
-        raise PlanError(*both("plan.sources.path_is_not_a", path=path))
+        raise PlanError(*both("plan.sources.not_an_object", path=path))
     return data
 
 
@@ -63,7 +63,7 @@ def load_model(spec: str) -> ModelDesc:
     if path.is_dir():
         cfg_path = path / "config.json"
         if not cfg_path.is_file():
-            raise PlanError(*both("plan.sources.path_has_no_config", path=path))
+            raise PlanError(*both("plan.sources.no_config", path=path))
         desc = describe(_read_config(cfg_path), path.name, f"{cfg_path}")
         files = file_weight_bytes(path)
         if files:
@@ -79,7 +79,7 @@ def load_model(spec: str) -> ModelDesc:
     if key is None:
         close = [k for k in bundled_models() if _norm(spec.rsplit("/", 1)[-1])[:6] in _norm(k)][:5]
         hint = f" Close bundled names: {', '.join(close)}." if close else ""
-        raise PlanError(*both("plan.sources.spec_r_is_neither", spec=spec, hint=hint))
+        raise PlanError(*both("plan.sources.unknown_model", spec=spec, hint=hint))
     return describe(bundled_models()[key], key, "bundled table (oomwizard/data/plan_models.json)")
 
 
@@ -95,7 +95,7 @@ def gpu_from_table(name: str) -> dict[str, Any]:
                 best = g
     if best is None:
         names = ", ".join(g["name"] for g in bundled_gpus())
-        raise PlanError(*both("plan.sources.unknown_gpu_name_r", name=name, names=names))
+        raise PlanError(*both("plan.sources.unknown_gpu", name=name, names=names))
     return best
 
 

@@ -38,8 +38,8 @@ def suggestions(p: Plan) -> list[dict[str, Any]]:
         if best is not None:
             n = best.settings["max_model_len"]
             out.append({"change": f"--max-model-len {n}", "flag": "--max-model-len", "value": n,
-                        "cost": ui("plan.suggest.cost", "en", n=n, max_model_len=s['max_model_len']),
-                        "cost_zh": ui("plan.suggest.cost", "zh", n=n, max_model_len=s['max_model_len']),
+                        "cost": ui("plan.suggest.cost.max_model_len", "en", n=n, max_model_len=s['max_model_len']),
+                        "cost_zh": ui("plan.suggest.cost.max_model_len", "zh", n=n, max_model_len=s['max_model_len']),
                         "kv_tokens": best.value("kv_tokens")})
     util = s["gpu_memory_utilization"]
     free = p.gpu.get("free_bytes")
@@ -49,8 +49,8 @@ def suggestions(p: Plan) -> list[dict[str, Any]]:
             q = _try(p, gpu_memory_utilization=u)
             if q and q.fits:
                 out.append({"change": f"--gpu-memory-utilization {u}", "flag": "--gpu-memory-utilization", "value": u,
-                            "cost": ui("plan.suggest.cost_6", "en", value=u * p.gpu['total_bytes'] / GIB),
-                            "cost_zh": ui("plan.suggest.cost_6", "zh", value=u * p.gpu['total_bytes'] / GIB), "kv_tokens": q.value("kv_tokens")})
+                            "cost": ui("plan.suggest.cost.less_util", "en", value=u * p.gpu['total_bytes'] / GIB),
+                            "cost_zh": ui("plan.suggest.cost.less_util", "zh", value=u * p.gpu['total_bytes'] / GIB), "kv_tokens": q.value("kv_tokens")})
                 break
             u = round(u - 0.01, 2)
         return out
@@ -61,16 +61,16 @@ def suggestions(p: Plan) -> list[dict[str, Any]]:
         q = _try(p, gpu_memory_utilization=u)
         if q and q.fits:
             out.append({"change": f"--gpu-memory-utilization {u}", "flag": "--gpu-memory-utilization", "value": u,
-                        "cost": ui("plan.suggest.cost_2", "en", value=(u - util) * p.gpu['total_bytes'] / GIB),
-                        "cost_zh": ui("plan.suggest.cost_2", "zh", value=(u - util) * p.gpu['total_bytes'] / GIB),
+                        "cost": ui("plan.suggest.cost.more_util", "en", value=(u - util) * p.gpu['total_bytes'] / GIB),
+                        "cost_zh": ui("plan.suggest.cost.more_util", "zh", value=(u - util) * p.gpu['total_bytes'] / GIB),
                         "kv_tokens": q.value("kv_tokens")})
             break
     if s["kv_cache_dtype"] == "auto" and s["dtype"] != "float32":
         q = _try(p, kv_cache_dtype="fp8")
         if q and q.fits:
             out.append({"change": "--kv-cache-dtype fp8", "flag": "--kv-cache-dtype", "value": "fp8",
-                        "cost": ui("plan.suggest.cost_3", "en"),
-                        "cost_zh": ui("plan.suggest.cost_3", "zh"),
+                        "cost": ui("plan.suggest.cost.fp8_kv", "en"),
+                        "cost_zh": ui("plan.suggest.cost.fp8_kv", "zh"),
                         "kv_tokens": q.value("kv_tokens")})
     tp = s["tp"]
     for n in (2, 4, 8):
@@ -79,15 +79,15 @@ def suggestions(p: Plan) -> list[dict[str, Any]]:
         q = _try(p, tp=n)
         if q and q.fits:
             out.append({"change": f"--tensor-parallel-size {n}", "flag": "--tensor-parallel-size", "value": n,
-                        "cost": ui("plan.suggest.cost_4", "en", n=n, tp=tp),
-                        "cost_zh": ui("plan.suggest.cost_4", "zh", n=n, tp=tp),
+                        "cost": ui("plan.suggest.cost.tp", "en", n=n, tp=tp),
+                        "cost_zh": ui("plan.suggest.cost.tp", "zh", n=n, tp=tp),
                         "kv_tokens": q.value("kv_tokens")})
             break
     if not s["quantization"] and s["dtype"] in ("bfloat16", "float16"):
         q = _try(p, quantization="fp8")
         if q and q.fits:
             out.append({"change": "--quantization fp8", "flag": "--quantization", "value": "fp8",
-                        "cost": ui("plan.suggest.cost_5", "en"),
-                        "cost_zh": ui("plan.suggest.cost_5", "zh"),
+                        "cost": ui("plan.suggest.cost.fp8_weights", "en"),
+                        "cost_zh": ui("plan.suggest.cost.fp8_weights", "zh"),
                         "kv_tokens": q.value("kv_tokens")})
     return out

@@ -191,7 +191,7 @@ def describe(cond: Condition | Node, lang: str) -> str:
         what = spec.title(lang) if spec else node.name
         return msg("report.export.what_is_known").format(what=what)(lang)
     if isinstance(node, Not):
-        return msg("report.export.not_describe").format(describe=describe(node.operand, lang))(lang)
+        return msg("report.export.not").format(describe=describe(node.operand, lang))(lang)
     if isinstance(node, BoolOp):
         joiner = {"and": msg("report.export.and"), "or": msg("report.export.or")}[node.op](lang)
         return joiner.join(f"({describe(o, lang)})" if isinstance(o, BoolOp) else describe(o, lang) for o in node.operands)
@@ -200,7 +200,7 @@ def describe(cond: Condition | Node, lang: str) -> str:
         if node.op == "in":
             if isinstance(node.right, Literal) and isinstance(node.right.value, str):
                 return f"{left} {_range_words(node.right.value)}"
-            return msg("report.export.left_is_one_of").format(left=left, right=right)(lang)
+            return msg("report.export.one_of").format(left=left, right=right)(lang)
         return f"{left} {_OPS[node.op](lang)} {right}"
     return str(node)  # pragma: no cover - every node type is handled above
 
