@@ -91,17 +91,17 @@ def resume_into(opts: Any, walk: Walk) -> list[str]:
     notes: list[str] = []
     opts.logs, opts.machine, opts.replay, opts.demo = list(walk.logs), walk.machine, walk.replay, False
     if log_key(walk.logs, walk.machine, walk.replay) != walk.key:
-        notes.append(f"{', '.join(walk.logs) or 'the input'} changed since this walk was saved; "
-                     "it is read again and the questions start over")
+        inputs = ", ".join(walk.logs) or ui("bundle.resume.the_input", opts.lang)
+        notes.append(ui("bundle.resume.input_changed", opts.lang, inputs=inputs))
         return notes
     for name, raw in walk.overrides.items():
         if name not in CATALOG:
-            notes.append(f"ignoring the saved override of unknown fact {name!r}")
+            notes.append(ui("bundle.resume.unknown_override", opts.lang, name=name))
             continue
         try:
             opts.overrides.add(Fact(name, coerce(name, raw), "answered (resumed)", kind="answered"))
         except FactValueError as e:
-            notes.append(f"ignoring the saved override {name}: {e}")
+            notes.append(ui("bundle.resume.bad_override", opts.lang, name=name, error=e.text(opts.lang)))
     opts.answers = {a["question"]: Answer(a["value"], a["source"]) for a in walk.answers}
     opts.order = [a["question"] for a in walk.answers]
     opts.resume_screen = walk.screen
