@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import __version__
+from .cli_lang import Parser, argv_lang, localize
 from .exitcodes import Exit
 from .i18n import LANGS, detect_lang, ui
 
@@ -21,135 +22,126 @@ if TYPE_CHECKING:
     from .logs.model import Diagnosis
     from .logs.reader import Progress, Source
 
-NO_TTY_HINT = (
-    "oomwizard: no interactive terminal here (this process has no controlling terminal, /dev/tty), "
-    "so the wizard cannot start. Over SSH, connect with `ssh -t`. Without a terminal, use the non-interactive commands: "
-    "`oomwizard diagnose vllm.log --format json` to diagnose a log, `oomwizard detect` to read this "
-    "machine, `oomwizard show SCENARIO_ID` to print a fix, `oomwizard export --format html --output DIR` "
-    "for the whole knowledge base."
-)
+_LANG = [""]
+"""The language the running command talks in (``--lang``, else the locale), set once its arguments are read."""
 
 
-PYTHON_HELP = (
-    "the Python that runs vLLM (an interpreter, its venv folder or its vllm script). Detection "
-    "otherwise only reads files; this is the one program it starts, and only if it, its links and "
-    "their folders belong to you or root and are not writable by others (else exit 2)"
-)
+def _talk() -> str:
+    return _LANG[0] or detect_lang()
 
 
-def _add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--lang", choices=LANGS, help="language of the output (default: from LANG/LC_ALL)")
+
+def _add_common(p: argparse.ArgumentParser, lang: str) -> None:
+    p.add_argument("--lang", choices=LANGS, help=ui("cli.help.common.lang", lang))
 
 
-def _add_fact_inputs(p: argparse.ArgumentParser) -> None:
+def _add_fact_inputs(p: argparse.ArgumentParser, lang: str) -> None:
     p.add_argument(
         "--set",
         dest="overrides",
         action="append",
         default=[],
         metavar="FACT=VALUE",
-        help="state a fact yourself (overrides detection and the log), e.g. --set vllm_version=0.11.0",
+        help=ui("cli.help.common.set", lang),
     )
     p.add_argument(
         "--machine",
         metavar="FILE",
-        help="use a machine description saved with `oomwizard detect --format json` instead of this machine (a regular file of at most 16 MiB; impossible values exit 4)",
+        help=ui("cli.help.common.machine", lang),
     )
-    p.add_argument("--python", metavar="PATH", help=PYTHON_HELP)
+    p.add_argument("--python", metavar="PATH", help=ui("cli.help.common.python", lang))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
+    """The parser, its help in ``lang`` (default: the locale's); flag names are never translated."""
+    lang = detect_lang(lang)
+    parser = Parser(
         prog="oomwizard",
-        description=(
-            "Diagnose a vLLM 'CUDA out of memory' failure and get the commands that fix it. "
-            "Without a command, starts the interactive wizard."
-        ),
+        description=ui("cli.help.description", lang),
     )
     parser.add_argument("--version", action="version", version=f"oomwizard {__version__}")
-    parser.add_argument("--log", action="append", default=[], metavar="FILE", help="a vLLM log to read (repeatable; .gz allowed; for a log on stdin use `diagnose -`)")
-    parser.add_argument("--demo", action="store_true", help="open on a bundled example log and machine")
-    parser.add_argument("--plain", action="store_true", help="simple question-and-answer prompts instead of the full-screen interface")
-    parser.add_argument("--inline", action="store_true", help="draw the interface below the prompt instead of full screen")
+    parser.add_argument("--log", action="append", default=[], metavar="FILE", help=ui("cli.help.log", lang))
+    parser.add_argument("--demo", action="store_true", help=ui("cli.help.demo", lang))
+    parser.add_argument("--plain", action="store_true", help=ui("cli.help.plain", lang))
+    parser.add_argument("--inline", action="store_true", help=ui("cli.help.inline", lang))
     parser.add_argument("--follow", action="store_true",
-                        help="with --log: watch the log as it grows and diagnose when the engine dies")
-    parser.add_argument("--resume", action="store_true", help="continue the last unfinished walk (after a dropped SSH session), at the same screen with the same answers")
-    parser.add_argument("--replay", metavar="BUNDLE", help="open the wizard on a JSON support bundle (`oomwizard report --format json`) from another machine")
-    _add_common(parser)
-    _add_fact_inputs(parser)
+                        help=ui("cli.help.follow", lang))
+    parser.add_argument("--resume", action="store_true", help=ui("cli.help.resume", lang))
+    parser.add_argument("--replay", metavar="BUNDLE", help=ui("cli.help.replay", lang))
+    _add_common(parser, lang)
+    _add_fact_inputs(parser, lang)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("diagnose", help="read logs and print the diagnosis and the fix (no questions asked)")
-    p.add_argument("files", nargs="*", metavar="FILE", help="log files (.gz allowed); - or nothing reads stdin")
+    p = sub.add_parser("diagnose", help=ui("cli.help.diagnose", lang))
+    p.add_argument("files", nargs="*", metavar="FILE", help=ui("cli.help.diagnose.files", lang))
     p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    p.add_argument("--detect", action="store_true", help="also read this machine (GPUs, packages, environment)")
+    p.add_argument("--detect", action="store_true", help=ui("cli.help.diagnose.detect", lang))
     p.add_argument("--output", metavar="FILE",
-                   help="also save the fix to FILE, as the wizard's save does: .sh (runs nothing until "
-                        "given a fix number), .md, or text; an existing file is kept unless --force")
-    p.add_argument("--force", action="store_true", help="with --output: replace an existing file")
-    p.add_argument("--replay", metavar="BUNDLE", help="diagnose from a JSON support bundle (`oomwizard report --format json`) instead of logs")
+                   help=ui("cli.help.diagnose.output", lang))
+    p.add_argument("--force", action="store_true", help=ui("cli.help.diagnose.force", lang))
+    p.add_argument("--replay", metavar="BUNDLE", help=ui("cli.help.diagnose.replay", lang))
     p.add_argument("--follow", action="store_true",
-                   help="keep reading the log as it grows (a file, or - for `kubectl logs -f` / `journalctl -f`) "
-                        "and diagnose when the engine dies; Ctrl+C diagnoses what was read")
-    _add_common(p)
-    _add_fact_inputs(p)
+                   help=ui("cli.help.diagnose.follow", lang))
+    _add_common(p, lang)
+    _add_fact_inputs(p, lang)
 
-    p = sub.add_parser("detect", help="report GPUs, packages, allocator settings and running vLLM servers")
+    p = sub.add_parser("detect", help=ui("cli.help.detect", lang))
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--python", metavar="PATH", help=PYTHON_HELP)
-    _add_common(p)
+    p.add_argument("--python", metavar="PATH", help=ui("cli.help.common.python", lang))
+    _add_common(p, lang)
 
-    p = sub.add_parser("show", help="print one leaf (by leaf id or scenario id)")
+    p = sub.add_parser("show", help=ui("cli.help.show", lang))
     p.add_argument("id", metavar="LEAF_ID|SCENARIO_ID")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
-    _add_common(p)
-    _add_fact_inputs(p)
+    _add_common(p, lang)
+    _add_fact_inputs(p, lang)
 
-    p = sub.add_parser("verify", help="tick a fix's checklist against the log of the next start")
-    p.add_argument("id", metavar="LEAF_ID|SCENARIO_ID", help="the fix you applied (see the end of `diagnose`)")
-    p.add_argument("files", nargs="*", metavar="FILE", help="the new log (.gz allowed); - or nothing reads stdin")
+    p = sub.add_parser("verify", help=ui("cli.help.verify", lang))
+    p.add_argument("id", metavar="LEAF_ID|SCENARIO_ID", help=ui("cli.help.verify.id", lang))
+    p.add_argument("files", nargs="*", metavar="FILE", help=ui("cli.help.verify.files", lang))
     p.add_argument("--format", choices=("text", "json"), default="text")
-    _add_common(p)
+    _add_common(p, lang)
 
-    p = sub.add_parser("lint", help="validate the knowledge base (tree, content, flags, translations)")
+    p = sub.add_parser("lint", help=ui("cli.help.lint", lang))
     p.add_argument("--format", choices=("text", "json"), default="text")
 
-    p = sub.add_parser("export", help="write the whole knowledge base as JSON, Markdown or a static HTML site")
+    p = sub.add_parser("export", help=ui("cli.help.export", lang))
     p.add_argument("--format", choices=("json", "markdown", "html"), required=True)
-    p.add_argument("--output", metavar="PATH", help="file (json) or folder (markdown, html); default stdout for json")
-    p.add_argument("--force", action="store_true", help="replace an existing file, or write into a folder that is not empty")
-    _add_common(p)
+    p.add_argument("--output", metavar="PATH", help=ui("cli.help.export.output", lang))
+    p.add_argument("--force", action="store_true", help=ui("cli.help.export.force", lang))
+    _add_common(p, lang)
 
-    p = sub.add_parser("kit", help="write an offline support kit: wheels, install.sh, the knowledge base (needs network)")
-    p.add_argument("dir", metavar="DIR", help="the folder to write (new, empty, or an earlier kit)")
-    p.add_argument("--python", dest="pythons", nargs="+", metavar="X.Y", help="Python versions to include (default: this one)")
+    p = sub.add_parser("kit", help=ui("cli.help.kit", lang))
+    p.add_argument("dir", metavar="DIR", help=ui("cli.help.kit.dir", lang))
+    p.add_argument("--python", dest="pythons", nargs="+", metavar="X.Y", help=ui("cli.help.kit.python", lang))
     p.add_argument("--platform", dest="platforms", nargs="+", metavar="TAG",
-                   help="manylinux_2_N_ARCH of the machines (default: this one), e.g. manylinux_2_28_x86_64")
-    p.add_argument("--pyz", action="store_true", help="also write oomwizard.pyz, one file for the first Python and platform")
-    p.add_argument("--force", action="store_true", help="write into a folder that is not empty")
-    _add_common(p)
-    p = sub.add_parser("completion", help="print a shell completion script (bash, zsh or fish)")
+                   help=ui("cli.help.kit.platform", lang))
+    p.add_argument("--pyz", action="store_true", help=ui("cli.help.kit.pyz", lang))
+    p.add_argument("--force", action="store_true", help=ui("cli.help.kit.force", lang))
+    _add_common(p, lang)
+    p = sub.add_parser("completion", help=ui("cli.help.completion", lang))
     p.add_argument("shell", choices=("bash", "zsh", "fish"),
-                   help="bash: source <(oomwizard completion bash); zsh: the same; fish: oomwizard completion fish | source")
+                   help=ui("cli.help.completion.shell", lang))
 
-    p = sub.add_parser("scenarios", help="list the scenario ids")
+    p = sub.add_parser("scenarios", help=ui("cli.help.scenarios", lang))
     p.add_argument("--format", choices=("text", "json"), default="text")
-    _add_common(p)
+    _add_common(p, lang)
 
     from .onboard.commands import add_parsers as add_onboard_parsers
 
-    add_onboard_parsers(sub, _add_common)
+    add_onboard_parsers(sub, lambda p: _add_common(p, lang), lang)
     from .plan.command import add_parser as _add_plan
 
-    _add_plan(sub)
+    _add_plan(sub, lang)
 
-    p = sub.add_parser("report", help="write a support bundle: facts, answers, diagnosis, fix, machine report (redacted)")
-    p.add_argument("--log", action="append", default=[], metavar="FILE", help="a vLLM log to read (repeatable; .gz allowed)")
-    p.add_argument("--output", metavar="FILE", help="the bundle's file (default stdout; its extension picks the format)")
-    p.add_argument("--format", choices=("markdown", "json", "html"), help="default: from --output's extension, else markdown")
-    p.add_argument("--no-redact", action="store_true", help="keep host and user names, home folders, IPs and GPU UUIDs (secrets stay hidden)")
-    _add_common(p)
-    _add_fact_inputs(p)
+    p = sub.add_parser("report", help=ui("cli.help.report", lang))
+    p.add_argument("--log", action="append", default=[], metavar="FILE", help=ui("cli.help.report.log", lang))
+    p.add_argument("--output", metavar="FILE", help=ui("cli.help.report.output", lang))
+    p.add_argument("--format", choices=("markdown", "json", "html"), help=ui("cli.help.report.format", lang))
+    p.add_argument("--no-redact", action="store_true", help=ui("cli.help.report.no_redact", lang))
+    _add_common(p, lang)
+    _add_fact_inputs(p, lang)
+    localize(parser, lang)
     return parser
 
 
@@ -179,6 +171,11 @@ def _err(msg: str) -> None:
     print(f"oomwizard: {msg}", file=sys.stderr)
 
 
+def _say(key: str, /, **fmt: object) -> None:
+    """One catalogue line on stderr, in the command's language."""
+    _err(ui(key, _talk(), **fmt))
+
+
 def _load_kb() -> Any:
     from .kb.loader import get_kb
     from .kb.yamlsrc import KBError
@@ -186,7 +183,7 @@ def _load_kb() -> Any:
     try:
         return get_kb()
     except KBError as e:
-        _err("the knowledge base is broken; run `oomwizard lint` for details:")
+        _say("cli.error.kb_broken")
         for p in e.problems[:20]:
             print(f"  {p}", file=sys.stderr)
         raise SystemExit(Exit.KB_INVALID) from None
@@ -201,17 +198,19 @@ def _overrides(items: Sequence[str]) -> Any:
         name, eq, raw = item.partition("=")
         name = name.strip()
         if not eq:
-            _err(f"--set needs FACT=VALUE, got {item!r}")
+            _say("cli.error.set_syntax", item=item)
             raise SystemExit(Exit.USAGE)
         if name not in CATALOG:
             close = [n for n in CATALOG if name in n or n in name][:5]
-            hint = f" (did you mean {', '.join(close)}?)" if close else " (see `oomwizard detect --format json` for names)"
-            _err(f"--set: unknown fact {name!r}{hint}")
+            if close:
+                _say("cli.error.unknown_fact_close", name=name, close=", ".join(close))
+            else:
+                _say("cli.error.unknown_fact", name=name)
             raise SystemExit(Exit.USAGE)
         try:
             fs.add(Fact(name, coerce(name, raw), "--set on the command line", kind="answered"))
         except FactValueError as e:
-            _err(f"--set: {e}")
+            _err(f"--set: {e.text(_talk())}")
             raise SystemExit(Exit.USAGE) from None
     return fs
 
@@ -266,12 +265,12 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         _check_python(args)
     files = args.files or ["-"]
     if args.follow and len(files) != 1:
-        _err("--follow reads one log (a file or -)")
+        _say("cli.error.follow_one")
         return Exit.USAGE
     try:
         sources = open_inputs(files, idle=None if args.follow else IDLE_WAIT)
         if files == ["-"] and sys.stdin.isatty():
-            _err("reading the log from the terminal; paste it and press Ctrl+D (or pass a file name)")
+            _say("cli.note.paste_log")
         diag = _follow(sources[0], lang) if args.follow else _read_logs(
             files, lang, lambda progress: diagnose_sources(sources, progress=progress), json_out=args.format == "json")
     except InputError as e:
@@ -335,7 +334,7 @@ def _read_logs(files: list[str], lang: str, read: Callable[[Progress | None], T]
     clears the line, says what was being read and propagates."""
     from .progress import ProgressLine
 
-    name = files[0] if len(files) == 1 else f"{len(files)} logs"
+    name = files[0] if len(files) == 1 else ui("cli.logs_count", lang, n=len(files))
     line = ProgressLine(name, lang, enabled=not json_out)
     try:
         return read(line)
@@ -375,7 +374,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     if leaf is None:
         ids = sorted(set(kb.leaves) | set(kb.scenarios))
         close = [i for i in ids if args.id in i or i in args.id][:5]
-        _err(f"no leaf or scenario {args.id!r}" + (f"; did you mean {', '.join(close)}?" if close else "; see `oomwizard scenarios`"))
+        if close:
+            _say("cli.error.no_leaf_close", id=args.id, close=", ".join(close))
+        else:
+            _say("cli.error.no_leaf", id=args.id)
         return Exit.NOT_FOUND
     facts = None
     if args.overrides or args.machine:
@@ -400,12 +402,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     kb = _load_kb()
     leaf = kb.resolve(args.id)
     if leaf is None:
-        _err(f"no leaf or scenario {args.id!r}; see `oomwizard scenarios`")
+        _say("cli.error.no_leaf", id=args.id)
         return Exit.NOT_FOUND
     files = args.files or ["-"]
     try:
         if files == ["-"] and sys.stdin.isatty():
-            _err("reading the new log from the terminal; paste it and press Ctrl+D (or pass a file name)")
+            _say("cli.note.paste_new_log")
         result = _read_logs(files, lang, lambda progress: verify(leaf, files, progress=progress),
                             json_out=args.format == "json")
     except InputError as e:
@@ -438,7 +440,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     else:
         for p in problems:
             print(p)
-        print(f"{len(errors)} error(s), {len(problems) - len(errors)} warning(s)", file=sys.stderr)
+        print(ui("cli.lint.summary", _talk(), errors=len(errors), warnings=len(problems) - len(errors)), file=sys.stderr)
     return Exit.KB_INVALID if errors else Exit.OK
 
 
@@ -491,7 +493,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     plain = args.plain or os.environ.get("TERM", "") == "dumb"
     attach = needs_attach(SCREEN_FDS)
     if attach and not has_tty():
-        print(NO_TTY_HINT, file=sys.stderr)
+        print(ui("cli.error.no_tty", _talk()), file=sys.stderr)
         return Exit.NO_TTY
     code = _check_logs(args.log)
     if code:
@@ -501,7 +503,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         # `kubectl logs pod/x | oomwizard`: the log from the pipe, the keys from /dev/tty.
         attached = attach_for(args.follow)
         if attached is None:
-            print(NO_TTY_HINT, file=sys.stderr)
+            print(ui("cli.error.no_tty", _talk()), file=sys.stderr)
             return Exit.NO_TTY
     try:
         piped = attached is not None and attached.piped and "-" not in args.log
@@ -520,7 +522,7 @@ def run_interactive(args: argparse.Namespace) -> int:
             keep_state=True,
         )
         if args.follow and len(opts.logs) != 1:
-            _err("--follow reads one log: pass it with --log FILE")
+            _say("cli.error.follow_one_log")
             return Exit.USAGE
         return launch(opts)
     finally:
@@ -601,11 +603,13 @@ def _forget_interrupt() -> None:
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The arguments; file names after an option (``verify ID --format json new.log``) still count
     as files, which argparse alone refuses once the positional arguments were taken."""
-    parser = build_parser()
+    lang = detect_lang(argv_lang(sys.argv[1:] if argv is None else list(argv)))
+    _LANG[0] = lang
+    parser = build_parser(lang)
     args, extra = parser.parse_known_args(argv)
     if extra:
         if any(x.startswith("-") and x != "-" for x in extra) or not isinstance(getattr(args, "files", None), list):
-            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+            parser.error(ui("cli.error.unrecognized", lang, args=" ".join(extra)))
         args.files.extend(extra)
     return args
 
@@ -629,6 +633,8 @@ def _main(argv: Sequence[str] | None) -> int:
     from .signals import SignalExit
     from .stdio import OutputError, silence_stdout
 
+    _LANG[0] = ""
+
     try:
         try:
             code = _run(_parse(argv))
@@ -648,7 +654,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return Exit.OK
     except OutputError as e:
         silence_stdout()
-        _err(f"cannot write the output: {e}")
+        _say("cli.error.output", error=e)
         return Exit.OUTPUT
     except Exception as e:  # noqa: BLE001 - the last resort: every known failure has its own message above
         return _internal_error(e)
@@ -663,9 +669,6 @@ def _internal_error(e: BaseException) -> int:
     from .text.safe_text import printable
 
     text = " ".join(printable(str(e)).split())[:300]
-    _err(f"internal error: {type(e).__name__}{': ' + text if text else ''}")
-    _err(
-        f"this is a bug in oomwizard {__version__}; please report it with the command you ran "
-        "(OOMWIZARD_TRACEBACK=1 prints where it happened)"
-    )
+    _say("cli.error.internal", error=f"{type(e).__name__}{': ' + text if text else ''}")
+    _say("cli.error.bug", version=__version__)
     return Exit.BUG

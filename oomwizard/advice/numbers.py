@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..facts.catalog import CATALOG
 from ..facts.model import FactSet
-from ..i18n import Text
+from ..i18n import Text, msg
 from ..text.units import GIB
 from ..versions import Version
 
@@ -221,7 +221,7 @@ def resolve(name: str, facts: FactSet) -> Resolved:
         placeholder = f"<{name.upper()}>"
         if f is None:
             return Resolved(name, None, None, placeholder)
-        return Resolved(name, str(f.value), Text(f"{name} from {f.source}", f"{name} 来自 {f.source}"), placeholder)
+        return Resolved(name, str(f.value), msg("advice.numbers.fact_source").format(name=name, source=f.source), placeholder)
     raise KeyError(name)
 
 

@@ -12,15 +12,11 @@ import sys
 from typing import Any
 
 from ..exitcodes import Exit
-from ..i18n import Text, detect_lang
+from ..i18n import detect_lang, msg, ui
 from .build import BundleInput, noninteractive, read_logs
 from .output import _err, bundle_text, format_for, write_file
 
-NO_REDACT_WARNING = Text(
-    "--no-redact: host names, user names, home folders, IP addresses and GPU UUIDs/serials stay in the "
-    "bundle (secrets are still hidden); check it before you share it",
-    "--no-redact：支持包中保留主机名、用户名、主目录、IP 地址和 GPU UUID/序列号（密钥仍会隐藏）；分享前请检查",
-)
+NO_REDACT_WARNING = msg("bundle.command.no_redact_warning")
 def cmd_report(args: argparse.Namespace) -> int:
     from .. import cli
     from ..facts.model import FactSet
@@ -69,9 +65,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         try:
             shown = write_file(args.output, text)
         except OSError as e:
-            _err(f"cannot write {args.output}: {e.strerror or e}")
+            _err(ui("bundle.command.cannot_write", lang, path=args.output, error=e.strerror or e))
             return Exit.OUTPUT
-        _err(Text("bundle written to {path}", "支持包已写入 {path}")(lang).format(path=shown))
+        _err(msg("bundle.command.written")(lang).format(path=shown))
     else:
         sys.stdout.write(text)
     if diag is not None:

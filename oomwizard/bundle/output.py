@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..i18n import Text
+from ..i18n import msg
 from .build import BundleInput, bundle_body
 from .formats import finish, identities_for, render
 
@@ -37,11 +37,7 @@ def bundle_text(b: BundleInput, fmt: str, redact: bool) -> str:
     return clean_text(render(doc, fmt, b.lang))
 
 
-REPLAY_DIFFERS = Text(
-    "the bundle's redacted log lines give another scenario ranking than the original log; "
-    "a replay of this bundle will not show the same diagnosis",
-    "支持包中脱敏后的日志行得出的场景排名与原日志不同；回放此支持包不会得到相同的诊断",
-)
+REPLAY_DIFFERS = msg("bundle.output.replay_differs")
 
 
 def replays_same(doc: dict[str, Any]) -> bool:

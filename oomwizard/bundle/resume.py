@@ -15,6 +15,7 @@ from typing import Any
 
 from ..engine import Answer
 from ..facts.model import Fact, FactSet
+from ..i18n import ui
 from ..versions import Version
 from .state import Store, Walk, log_key
 
@@ -76,12 +77,11 @@ def describe(w: Walk, lang: str, now: float | None = None) -> str:
     """``vllm.log · 4 answers · 2 h ago``: enough to recognise a walk on the welcome screen."""
     import time
 
-    what = ", ".join(os.path.basename(p) for p in w.logs) or ("—" if lang != "zh" else "无日志")
+    what = ", ".join(os.path.basename(p) for p in w.logs) or ui("bundle.resume.no_logs", lang)
     age = max(0, int((time.time() if now is None else now) - w.updated))
     ago = f"{age // 3600} h" if age >= 3600 else f"{age // 60} min"
-    if lang == "zh":
-        return f"{what} · {len(w.answers)} 个回答 · {ago} 前"
-    return f"{what} · {len(w.answers)} answer{'s' if len(w.answers) != 1 else ''} · {ago} ago"
+    n = len(w.answers)
+    return ui("bundle.resume.walk_one" if n == 1 else "bundle.resume.walk_many", lang, what=what, n=n, ago=ago)
 
 
 def resume_into(opts: Any, walk: Walk) -> list[str]:
@@ -91,17 +91,17 @@ def resume_into(opts: Any, walk: Walk) -> list[str]:
     notes: list[str] = []
     opts.logs, opts.machine, opts.replay, opts.demo = list(walk.logs), walk.machine, walk.replay, False
     if log_key(walk.logs, walk.machine, walk.replay) != walk.key:
-        notes.append(f"{', '.join(walk.logs) or 'the input'} changed since this walk was saved; "
-                     "it is read again and the questions start over")
+        inputs = ", ".join(walk.logs) or ui("bundle.resume.the_input", opts.lang)
+        notes.append(ui("bundle.resume.input_changed", opts.lang, inputs=inputs))
         return notes
     for name, raw in walk.overrides.items():
         if name not in CATALOG:
-            notes.append(f"ignoring the saved override of unknown fact {name!r}")
+            notes.append(ui("bundle.resume.unknown_override", opts.lang, name=name))
             continue
         try:
             opts.overrides.add(Fact(name, coerce(name, raw), "answered (resumed)", kind="answered"))
         except FactValueError as e:
-            notes.append(f"ignoring the saved override {name}: {e}")
+            notes.append(ui("bundle.resume.bad_override", opts.lang, name=name, error=e.text(opts.lang)))
     opts.answers = {a["question"]: Answer(a["value"], a["source"]) for a in walk.answers}
     opts.order = [a["question"] for a in walk.answers]
     opts.resume_screen = walk.screen

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..i18n import LANGS, both, ui
 from ..text.redact import redact_env
 from ..versions import Version
 from .notes import note
@@ -94,8 +95,7 @@ def parse_alloc_conf(text: str | None, var: str = CUDA_VAR) -> AllocConf:
             out.problems.append(
                 note(
                     "alloc_no_value",
-                    f"{var}: '{item}' has no ':value'; torch stops with an error at the first GPU allocation",
-                    f"{var}：'{item}' 缺少 ':值'；torch 会在第一次分配显存时报错退出",
+                    *both("facts.env.alloc_no_value", var=var, item=item),
                     "warning",
                 )
             )
@@ -105,8 +105,7 @@ def parse_alloc_conf(text: str | None, var: str = CUDA_VAR) -> AllocConf:
             out.problems.append(
                 note(
                     "alloc_unknown_key",
-                    f"{var}: torch does not know the key '{key}' (check the spelling); torch rejects unknown keys with an error",
-                    f"{var}：torch 不认识键 '{key}'（请检查拼写）；torch 遇到未知键会报错",
+                    *both("facts.env.alloc_unknown_key", var=var, key=key),
                     "warning",
                 )
             )
@@ -123,16 +122,14 @@ def _typed(key: str, raw: str, var: str, problems: list[dict[str, str]]) -> Any:
                 problems.append(
                     note(
                         "alloc_bool_spelling",
-                        f"{var}: {key}:{raw} — torch documents the values as True/False; write it that way to be safe on every release",
-                        f"{var}：{key}:{raw} —— torch 文档中的取值是 True/False；按此拼写在所有版本上都安全",
+                        *both("facts.env.alloc_bool_spelling", var=var, key=key, raw=raw),
                     )
                 )
             return low == "true"
         problems.append(
             note(
                 "alloc_bad_bool",
-                f"{var}: {key} must be True or False, not '{raw}'; torch stops with an error",
-                f"{var}：{key} 只能是 True 或 False，而不是 '{raw}'；torch 会报错退出",
+                *both("facts.env.alloc_bad_bool", var=var, key=key, raw=raw),
                 "warning",
             )
         )
@@ -141,14 +138,13 @@ def _typed(key: str, raw: str, var: str, problems: list[dict[str, str]]) -> Any:
         try:
             value = int(raw)
         except ValueError:
-            problems.append(note("alloc_bad_int", f"{var}: {key} must be a whole number, not '{raw}'", f"{var}：{key} 必须是整数，而不是 '{raw}'", "warning"))
+            problems.append(note("alloc_bad_int", *both("facts.env.alloc_bad_int", var=var, key=key, raw=raw), "warning"))
             return raw
         if key == "max_split_size_mb" and value <= 20:
             problems.append(
                 note(
                     "alloc_split_too_small",
-                    f"{var}: max_split_size_mb must be more than 20; torch stops with an error",
-                    f"{var}：max_split_size_mb 必须大于 20；否则 torch 报错退出",
+                    *both("facts.env.alloc_split_too_small", var=var),
                     "warning",
                 )
             )
@@ -157,14 +153,13 @@ def _typed(key: str, raw: str, var: str, problems: list[dict[str, str]]) -> Any:
         try:
             value_f = float(raw)
         except ValueError:
-            problems.append(note("alloc_bad_float", f"{var}: {key} must be a number, not '{raw}'", f"{var}：{key} 必须是数字，而不是 '{raw}'", "warning"))
+            problems.append(note("alloc_bad_float", *both("facts.env.alloc_bad_float", var=var, key=key, raw=raw), "warning"))
             return raw
         if key == "garbage_collection_threshold" and not 0.0 < value_f < 1.0:
             problems.append(
                 note(
                     "alloc_gc_range",
-                    f"{var}: garbage_collection_threshold must be between 0 and 1 (exclusive)",
-                    f"{var}：garbage_collection_threshold 必须在 0 与 1 之间（不含端点）",
+                    *both("facts.env.alloc_gc_range", var=var),
                     "warning",
                 )
             )
@@ -197,59 +192,42 @@ def torch_alloc_rule(torch_version: str | Version | None, platform: str | None =
     (2.9.1 ignores ``PYTORCH_ALLOC_CONF`` for CUDA), our H200 measurement on 2.11
     (``PYTORCH_CUDA_ALLOC_CONF`` wins when both are set)."""
     tv = Version.try_parse(torch_version) if torch_version is not None else None
-    hip_ignored = (HIP_VAR, "only ROCm builds of torch read it", "只有 ROCm 版 torch 读取它")
+    hip_ignored = (HIP_VAR, *both("facts.env.hip_only_rocm"))
     if platform == "rocm":
         if tv is not None and tv < _V("2.9"):
             return TorchAllocRule(
                 (CUDA_VAR, HIP_VAR),
                 "source",
-                f"torch {tv} on ROCm reads PYTORCH_CUDA_ALLOC_CONF, and PYTORCH_HIP_ALLOC_CONF only when that is unset",
-                f"ROCm 上的 torch {tv} 读取 PYTORCH_CUDA_ALLOC_CONF，未设置时才读 PYTORCH_HIP_ALLOC_CONF",
-                ((ALLOC_VAR, "torch before 2.9 does not know it", "torch 2.9 之前不认识该变量"),),
+                *both("facts.env.torch_tv_on_rocm", tv=tv),
+                ((ALLOC_VAR, *both("facts.env.alloc_var_before_2_9")),),
             )
         return TorchAllocRule(
             (CUDA_VAR, HIP_VAR, ALLOC_VAR),
             "assumed",
-            "torch 2.9+ on ROCm: assumed to prefer the device variables over PYTORCH_ALLOC_CONF, as measured for CUDA on 2.11 (not measured on ROCm)",
-            "ROCm 上的 torch 2.9+：按 CUDA 上 2.11 的实测推断设备专用变量优先于 PYTORCH_ALLOC_CONF（未在 ROCm 上实测）",
+            *both("facts.env.torch_2_9_on"),
         )
     if tv is None:
         return TorchAllocRule(
             (CUDA_VAR, ALLOC_VAR),
             "unknown",
-            "torch version unknown: every release reads PYTORCH_CUDA_ALLOC_CONF; PYTORCH_ALLOC_CONF works only on newer ones (ignored for CUDA on 2.9.x, unknown before 2.9)",
-            "torch 版本未知：所有版本都读取 PYTORCH_CUDA_ALLOC_CONF；PYTORCH_ALLOC_CONF 只在较新版本生效（2.9.x 的 CUDA 会忽略它，2.9 之前不认识）",
+            *both("facts.env.torch_version_unknown_every"),
             (hip_ignored,),
         )
     if tv < _V("2.9"):
         return TorchAllocRule(
             (CUDA_VAR,),
             "source",
-            f"torch {tv} reads only PYTORCH_CUDA_ALLOC_CONF",
-            f"torch {tv} 只读取 PYTORCH_CUDA_ALLOC_CONF",
-            ((ALLOC_VAR, "torch before 2.9 does not know it", "torch 2.9 之前不认识该变量"), hip_ignored),
+            *both("facts.env.torch_tv_reads_only", tv=tv),
+            ((ALLOC_VAR, *both("facts.env.alloc_var_before_2_9")), hip_ignored),
         )
     if tv < _V("2.10"):
         exact = tv.release == (2, 9, 1)
         return TorchAllocRule(
             (CUDA_VAR,),
             "reported" if exact else "assumed",
+            *both("facts.env.torch_2_9_1_ignores" if exact else "facts.env.torch_2_9_assumed_ignores", tv=tv),
             (
-                f"torch {tv} silently ignores PYTORCH_ALLOC_CONF for CUDA (pytorch#183387)"
-                if exact
-                else f"torch {tv}: assumed to ignore PYTORCH_ALLOC_CONF for CUDA like 2.9.1 (pytorch#183387)"
-            ),
-            (
-                f"torch {tv} 在 CUDA 上会静默忽略 PYTORCH_ALLOC_CONF（pytorch#183387）"
-                if exact
-                else f"torch {tv}：推断与 2.9.1 一样在 CUDA 上忽略 PYTORCH_ALLOC_CONF（pytorch#183387）"
-            ),
-            (
-                (
-                    ALLOC_VAR,
-                    "torch 2.9.x ignores it for CUDA (pytorch#183387); only PYTORCH_CUDA_ALLOC_CONF takes effect",
-                    "torch 2.9.x 在 CUDA 上忽略它（pytorch#183387）；只有 PYTORCH_CUDA_ALLOC_CONF 生效",
-                ),
+                (ALLOC_VAR, *both("facts.env.alloc_var_2_9_ignored")),
                 hip_ignored,
             ),
         )
@@ -257,15 +235,13 @@ def torch_alloc_rule(torch_version: str | Version | None, platform: str | None =
         return TorchAllocRule(
             (CUDA_VAR, ALLOC_VAR),
             "measured",
-            f"torch {tv} reads both; measured on an H200 with torch 2.11: PYTORCH_CUDA_ALLOC_CONF wins when both are set",
-            f"torch {tv} 两个都读取；在 H200 上用 torch 2.11 实测：两者都设置时 PYTORCH_CUDA_ALLOC_CONF 生效",
+            *both("facts.env.torch_tv_reads_both", tv=tv),
             (hip_ignored,),
         )
     return TorchAllocRule(
         (CUDA_VAR, ALLOC_VAR),
         "assumed",
-        f"torch {tv}: assumed to behave as measured on 2.11 (both read, PYTORCH_CUDA_ALLOC_CONF wins when both are set)",
-        f"torch {tv}：推断与 2.11 的实测一致（两个都读取，都设置时 PYTORCH_CUDA_ALLOC_CONF 生效）",
+        *both("facts.env.torch_tv_assumed_to", tv=tv),
         (hip_ignored,),
     )
 
@@ -331,17 +307,16 @@ def decide_alloc_conf(
     for v, val in present.items():
         if v == var:
             continue
-        en, zh = reasons.get(v, (f"{var} takes precedence", f"{var} 优先"))
+        en, zh = reasons.get(v, both("facts.env.takes_precedence", var=var))
         decision.ignored.append({"var": v, "value": val, "en": en, "zh": zh})
     for v in ALLOC_VARS:
         if v in env and not env[v].strip():
-            decision.notes.append(note("alloc_empty", f"{v} is set but empty (same as unset)", f"{v} 已设置但为空（等同于未设置）"))
+            decision.notes.append(note("alloc_empty", *both("facts.env.alloc_empty", v=v)))
     if not certain:
         decision.notes.append(
             note(
                 "alloc_torch_unknown",
-                f"Only {var} is set and the torch version is unknown: it takes effect only on torch 2.10 or newer (not on 2.9.x, not before 2.9). PYTORCH_CUDA_ALLOC_CONF works on every release.",
-                f"只设置了 {var} 且 torch 版本未知：它只在 torch 2.10 及以上生效（2.9.x 与更早版本无效）。PYTORCH_CUDA_ALLOC_CONF 在所有版本上都有效。",
+                *both("facts.env.alloc_torch_unknown", var=var),
                 "warning",
             )
         )
@@ -350,8 +325,8 @@ def decide_alloc_conf(
             decision.notes.append(
                 note(
                     "alloc_ignored",
-                    f"{ig['var']}={ig['value']} is set but torch does not use it: {ig['en']}",
-                    f"已设置 {ig['var']}={ig['value']}，但 torch 不会使用：{ig['zh']}",
+                    ui("facts.env.alloc_ignored", "en", var=ig["var"], value=ig["value"], reason=ig["en"]),
+                    ui("facts.env.alloc_ignored", "zh", var=ig["var"], value=ig["value"], reason=ig["zh"]),
                     "warning",
                 )
             )
@@ -367,15 +342,16 @@ def _add_vllm_view(decision: AllocDecision, present: Mapping[str, str], vllm_ver
     decision.vllm_var, decision.vllm_value = vvar, present.get(vvar) if vvar else None
     if decision.vllm_value == decision.value:
         return
-    torch_side = f"{decision.var}={decision.value}" if decision.var else "no setting (torch defaults)"
-    torch_side_zh = f"{decision.var}={decision.value}" if decision.var else "无配置（torch 默认值）"
-    vllm_side = f"{vvar}={decision.vllm_value}" if vvar else "nothing"
-    vllm_side_zh = f"{vvar}={decision.vllm_value}" if vvar else "无配置"
+    torch_side = {lang: f"{decision.var}={decision.value}" if decision.var else ui("facts.env.torch_defaults", lang)
+                  for lang in LANGS}
+    vllm_side = {lang: f"{vvar}={decision.vllm_value}" if vvar else ui("facts.env.vllm_nothing", lang) for lang in LANGS}
     decision.notes.append(
         note(
             "alloc_vllm_disagrees",
-            f"vLLM {vllm_version} checks {vllm_side} (for sleep mode and KV-connector checks) while torch allocates with {torch_side}",
-            f"vLLM {vllm_version} 按 {vllm_side_zh} 做检查（休眠模式、KV connector），而 torch 实际按 {torch_side_zh} 分配显存",
+            ui("facts.env.alloc_vllm_disagrees", "en", version=vllm_version, vllm_side=vllm_side["en"],
+               torch_side=torch_side["en"]),
+            ui("facts.env.alloc_vllm_disagrees", "zh", version=vllm_version, vllm_side=vllm_side["zh"],
+               torch_side=torch_side["zh"]),
             "warning",
         )
     )

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..i18n import LANGS, ui
 from ..text.redact import redact_argv
 from .nvml import (
     GpuLost,
@@ -278,7 +279,7 @@ def read_nvml(nvml: Nvml | None = None, proc_root: str | Path = "/proc") -> dict
     started = time.perf_counter()
     nv, failure = (nvml, None) if nvml is not None else import_nvml()
     if nv is None:
-        return _unavailable(failure or {"code": "no_pynvml", "en": "NVML unavailable", "zh": "NVML 不可用"})
+        return _unavailable(failure or {"code": "no_pynvml", "en": ui("facts.gpu.nvml_unavailable", "en"), "zh": ui("facts.gpu.nvml_unavailable", "zh")})
     with _NVML_LOCK:
         try:
             nv.nvmlInit()
@@ -311,7 +312,7 @@ def _read_all(nv: Nvml, proc_root: Path, started: float) -> dict[str, Any]:
         count = int(nv.nvmlDeviceGetCount())
     except Exception as e:  # noqa: BLE001 - NVML bindings raise NVMLError, ctypes and OS errors; reported, not raised
         failure = init_failure(nv, e)
-        out = _unavailable({**failure, "en": f"NVML started but could not count the GPUs: {failure['en']}", "zh": f"NVML 已启动但无法统计 GPU：{failure['zh']}"})
+        out = _unavailable({**failure, **{lang: ui("facts.gpu.count_failed", lang, reason=failure[lang]) for lang in LANGS}})
         out["nvml"].update({k: v for k, v in info.items() if k not in ("available", "reason")})
         return out
     gpus: list[dict[str, Any]] = []

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..envelope import envelope
+from ..i18n import both
 from .derive import allocator_for, derive, facts_from_data
 from .env import collect_env
 from .envfiles import read_env
@@ -75,8 +76,7 @@ class MachineReport:
                 *(n for n in clean.get("notes") or [] if isinstance(n, dict)),
                 note(
                     "report_malformed",
-                    f"Parts of this saved report could not be read and were ignored: {', '.join(broken)}",
-                    f"此保存的报告中有部分无法读取，已忽略：{', '.join(broken)}",
+                    *both("facts.machine.report_malformed", join=', '.join(broken)),
                     "problem",
                 ),
             ]
@@ -188,10 +188,10 @@ def _candidates(
         problem = unsafe_reason(path) if path and not err else None
         if err or path is None:
             out.append(Interpreter(python, ["--python"], error=err))
-            notes.append(note("python_missing", f"--python: {err}", f"--python：{err}", "problem"))
+            notes.append(note("python_missing", *both("facts.machine.python_missing", err=err), "problem"))
         elif problem:
             out.append(Interpreter(path, ["--python"], error=f"not started: {problem}"))
-            notes.append(note("python_refused", f"--python: not started: {problem}", f"--python：未启动：{problem}", "problem"))
+            notes.append(note("python_refused", *both("facts.machine.python_refused", problem=problem), "problem"))
         else:
             add(path, "--python", (env.get("PYTHONPATH") or "").split(os.pathsep))
     for s in servers:

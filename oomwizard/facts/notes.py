@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..i18n import both, ui
 from ..text.units import GIB
 
 LEVELS = ("info", "warning", "problem")
@@ -30,10 +31,11 @@ def machine_notes(data: Mapping[str, Any]) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     nv = data["nvml"]
     if not nv.get("available"):
-        out.append(note("nvml_unavailable", f"No GPU information: {nv.get('reason')}", f"无法读取 GPU 信息：{nv.get('reason_zh') or nv.get('reason')}", "problem"))
+        out.append(note("nvml_unavailable", ui("facts.machine.nvml_unavailable", "en", reason=nv.get("reason")),
+                        ui("facts.machine.nvml_unavailable", "zh", reason=nv.get("reason_zh") or nv.get("reason")), "problem"))
     for g in data["gpus"]:
         if g.get("error"):
-            out.append(note("gpu_error", f"GPU {g['index']}: {g['error']}", f"GPU {g['index']}：{g['error']}", "problem"))
+            out.append(note("gpu_error", *both("facts.machine.gpu_error", index=g['index'], error=g['error']), "problem"))
     in_container = bool(((data.get("host") or {}).get("container") or {}).get("in_container"))
     for g in data["gpus"]:
         out.extend(_gpu_memory_notes(g, in_container))
@@ -41,8 +43,7 @@ def machine_notes(data: Mapping[str, Any]) -> list[dict[str, str]]:
         out.append(
             note(
                 "container_processes",
-                "Running in a container: the GPU process list shows only this container's processes",
-                "运行在容器中：GPU 进程列表只显示本容器内的进程",
+                *both("facts.machine.container_processes"),
             )
         )
     out.extend(_server_notes(data))
@@ -63,8 +64,7 @@ def _gpu_memory_notes(g: Mapping[str, Any], in_container: bool) -> list[dict[str
             out.append(
                 note(
                     "hidden_processes",
-                    f"GPU {g['index']}: {hidden:.1f} GiB is in use by processes NVML does not list here; inside a container only this container's processes are visible, so another container (or the host) holds it",
-                    f"GPU {g['index']}：有 {hidden:.1f} GiB 被 NVML 在此处未列出的进程占用；容器内只能看到本容器的进程，因此是其他容器（或宿主机）占用",
+                    *both("facts.machine.hidden_processes", index=g['index'], hidden=hidden),
                     "warning",
                 )
             )
@@ -72,8 +72,7 @@ def _gpu_memory_notes(g: Mapping[str, Any], in_container: bool) -> list[dict[str
             out.append(
                 note(
                     "unlisted_memory",
-                    f"GPU {g['index']}: {hidden:.1f} GiB is in use but not by any process NVML lists (another PID namespace, or memory not yet released)",
-                    f"GPU {g['index']}：有 {hidden:.1f} GiB 已被占用，但不属于 NVML 列出的任何进程（其他 PID 命名空间，或尚未释放的显存）",
+                    *both("facts.machine.unlisted_memory", index=g['index'], hidden=hidden),
                     "warning",
                 )
             )
@@ -82,8 +81,8 @@ def _gpu_memory_notes(g: Mapping[str, Any], in_container: bool) -> list[dict[str
             out.append(
                 note(
                     "leftover_holds_memory",
-                    f"GPU {g['index']}: process {p['pid']} ({p.get('name')}, a vLLM {p['owner']['role']} without a server) still holds {p['used_bytes'] / GIB:.1f} GiB; stop it before restarting vLLM",
-                    f"GPU {g['index']}：进程 {p['pid']}（{p.get('name')}，没有对应服务的 vLLM {p['owner']['role']}）仍占用 {p['used_bytes'] / GIB:.1f} GiB；重启 vLLM 前请先结束它",
+                    *both("facts.machine.leftover_holds_memory", index=g['index'], pid=p['pid'], name=p.get('name'),
+                          role=p['owner']['role'], value=p['used_bytes'] / GIB),
                     "warning",
                 )
             )
@@ -98,8 +97,7 @@ def _server_notes(data: Mapping[str, Any]) -> list[dict[str, str]]:
         out.append(
             note(
                 "several_servers",
-                f"{len(servers)} vLLM servers are running; facts come from the first (process {servers[0]['pid']})",
-                f"有 {len(servers)} 个 vLLM 服务在运行；事实取自第一个（进程 {servers[0]['pid']}）",
+                *both("facts.machine.several_servers", len=len(servers), pid=servers[0]['pid']),
                 "warning",
             )
         )
@@ -108,8 +106,7 @@ def _server_notes(data: Mapping[str, Any]) -> list[dict[str, str]]:
             out.append(
                 note(
                     "server_env_unreadable",
-                    f"Environment of vLLM process {s['pid']}: {s['env_error']}",
-                    f"vLLM 进程 {s['pid']} 的环境变量：{s['env_error']}（请以该用户或 root 运行 oomwizard）",
+                    *both("facts.machine.server_env_unreadable", pid=s['pid'], env_error=s['env_error']),
                     "warning",
                 )
             )
@@ -121,14 +118,13 @@ def _package_notes(data: Mapping[str, Any]) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     for i in data["interpreters"]:
         if i.get("error"):
-            out.append(note("interpreter_failed", f"Python {i['path']}: {i['error']}", f"Python {i['path']}：{i['error']}", "problem"))
+            out.append(note("interpreter_failed", *both("facts.machine.interpreter_failed", path=i['path'], error=i['error']), "problem"))
     pk = data["packages"]
     if not (pk.get("versions") or {}).get("vllm"):
         out.append(
             note(
                 "no_vllm",
-                "vLLM was not found in any Python environment looked at; point to the one that runs vLLM with --python /path/to/venv/bin/python",
-                "在检查过的 Python 环境中都没有找到 vLLM；请用 --python /path/to/venv/bin/python 指定运行 vLLM 的环境",
+                *both("facts.machine.no_vllm"),
                 "warning",
             )
         )
@@ -136,8 +132,7 @@ def _package_notes(data: Mapping[str, Any]) -> list[dict[str, str]]:
         out.append(
             note(
                 "shadowed_package",
-                f"{key} is installed more than once; {pk['versions'].get(key)} is the one imported, also present: {', '.join(also)}",
-                f"{key} 安装了多份；实际导入的是 {pk['versions'].get(key)}，另外还有：{', '.join(also)}",
+                *both("facts.machine.shadowed_package", key=key, get=pk['versions'].get(key), join=', '.join(also)),
                 "warning",
             )
         )

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+from ..i18n import ui
+
 
 class Nvml(Protocol):
     """The functions of pynvml that detection calls directly. Every other one is looked up by name
@@ -103,37 +105,37 @@ def init_failure(nv: Nvml, e: BaseException) -> dict[str, str]:
     if is_mismatch(nv, e):
         return {
             "code": "library_mismatch",
-            "en": f"nvidia-ml-py and the driver's NVML library do not match ({err_str(e)}); upgrade nvidia-ml-py or the driver",
-            "zh": f"nvidia-ml-py 与驱动的 NVML 库版本不匹配（{err_str(e)}）；请升级 nvidia-ml-py 或驱动",
+            "en": ui("facts.gpu.library_mismatch", "en", err_str=err_str(e)),
+            "zh": ui("facts.gpu.library_mismatch", "zh", err_str=err_str(e)),
         }
     if isinstance(e, OSError) or code == nvml_code(nv, "LIBRARY_NOT_FOUND"):
         return {
             "code": "no_driver",
-            "en": "no NVIDIA driver here: libnvidia-ml.so.1 was not found (no NVIDIA GPU, the driver is not installed, or it is not mounted into this container)",
-            "zh": "这里没有 NVIDIA 驱动：找不到 libnvidia-ml.so.1（没有 NVIDIA GPU、未安装驱动，或驱动未挂载进容器）",
+            "en": ui("facts.gpu.no_driver", "en"),
+            "zh": ui("facts.gpu.no_driver", "zh"),
         }
     if code == nvml_code(nv, "DRIVER_NOT_LOADED"):
         return {
             "code": "driver_not_loaded",
-            "en": "the NVIDIA kernel driver is not loaded (nvidia-smi fails the same way); load it or reboot",
-            "zh": "NVIDIA 内核驱动未加载（nvidia-smi 也会同样失败）；请加载驱动或重启",
+            "en": ui("facts.gpu.driver_not_loaded", "en"),
+            "zh": ui("facts.gpu.driver_not_loaded", "zh"),
         }
     if code == nvml_code(nv, "LIB_RM_VERSION_MISMATCH"):
         return {
             "code": "driver_mismatch",
-            "en": "driver/library version mismatch: the loaded NVIDIA kernel module and libnvidia-ml differ, usually after a driver upgrade without a reboot; nvidia-smi fails the same way until you reboot",
-            "zh": "驱动与库版本不匹配：已加载的 NVIDIA 内核模块与 libnvidia-ml 版本不同，通常是升级驱动后未重启；重启前 nvidia-smi 也会失败",
+            "en": ui("facts.gpu.driver_mismatch", "en"),
+            "zh": ui("facts.gpu.driver_mismatch", "zh"),
         }
     if code == nvml_code(nv, "NO_PERMISSION"):
         return {
             "code": "no_permission",
-            "en": "no permission to read the GPUs through NVML (the /dev/nvidia* devices are not accessible to this user)",
-            "zh": "没有权限通过 NVML 读取 GPU（当前用户无法访问 /dev/nvidia* 设备）",
+            "en": ui("facts.gpu.no_permission", "en"),
+            "zh": ui("facts.gpu.no_permission", "zh"),
         }
     return {
         "code": "nvml_error",
-        "en": f"NVML could not start: {err_str(e)}",
-        "zh": f"NVML 无法启动：{err_str(e)}",
+        "en": ui("facts.gpu.nvml_error", "en", err_str=err_str(e)),
+        "zh": ui("facts.gpu.nvml_error", "zh", err_str=err_str(e)),
     }
 
 
@@ -143,11 +145,12 @@ def import_nvml() -> tuple[Nvml | None, dict[str, str] | None]:
     except ImportError:
         return None, {
             "code": "no_pynvml",
-            "en": "nvidia-ml-py is not installed in the Python that runs oomwizard (pip install nvidia-ml-py)",
-            "zh": "运行 oomwizard 的 Python 中没有安装 nvidia-ml-py（pip install nvidia-ml-py）",
+            "en": ui("facts.gpu.no_pynvml", "en"),
+            "zh": ui("facts.gpu.no_pynvml", "zh"),
         }
     except Exception as e:  # noqa: BLE001 - a broken install must not stop detection
-        return None, {"code": "no_pynvml", "en": f"nvidia-ml-py failed to import: {err_str(e)}", "zh": f"nvidia-ml-py 导入失败：{err_str(e)}"}
+        return None, {"code": "no_pynvml", "en": ui("facts.gpu.pynvml_import_failed", "en", err_str=err_str(e)),
+                      "zh": ui("facts.gpu.pynvml_import_failed", "zh", err_str=err_str(e))}
     return pynvml, None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..i18n import both
 from .notes import note
 
 
@@ -24,8 +25,7 @@ def map_visible(value: str | None, gpus: Sequence[dict[str, Any]], device_order:
         notes.append(
             note(
                 "cuda_order",
-                "GPUs of different models: without CUDA_DEVICE_ORDER=PCI_BUS_ID, CUDA numbers the fastest first, so CUDA's GPU 0 may not be NVML's (nvidia-smi's) GPU 0",
-                "GPU 型号不一致：未设置 CUDA_DEVICE_ORDER=PCI_BUS_ID 时 CUDA 把最快的卡编为 0 号，CUDA 的 GPU 0 可能不是 NVML（nvidia-smi）的 GPU 0",
+                *both("facts.gpu.cuda_order"),
                 "warning",
             )
         )
@@ -34,7 +34,7 @@ def map_visible(value: str | None, gpus: Sequence[dict[str, Any]], device_order:
         return out
     tokens = [t.strip() for t in value.split(",")]
     if value.strip() == "":
-        notes.append(note("cvd_empty", "CUDA_VISIBLE_DEVICES is set but empty: vLLM sees no GPU at all", "CUDA_VISIBLE_DEVICES 已设置但为空：vLLM 看不到任何 GPU", "warning"))
+        notes.append(note("cvd_empty", *both("facts.gpu.cvd_empty"), "warning"))
         return out
     by_uuid = {str(g.get("uuid") or "").lower(): g["index"] for g in gpus if g.get("uuid")}
     mig_by_uuid: dict[str, int] = {}
@@ -49,8 +49,7 @@ def map_visible(value: str | None, gpus: Sequence[dict[str, Any]], device_order:
             notes.append(
                 note(
                     "cvd_invalid",
-                    f"CUDA_VISIBLE_DEVICES: '{tok}' matches no GPU here, so CUDA ignores it and everything after it ({rest})",
-                    f"CUDA_VISIBLE_DEVICES：'{tok}' 在本机没有对应的 GPU，CUDA 会忽略它及其后的所有条目（{rest}）",
+                    *both("facts.gpu.cvd_invalid", tok=tok, rest=rest),
                     "warning",
                 )
             )
@@ -59,7 +58,7 @@ def map_visible(value: str | None, gpus: Sequence[dict[str, Any]], device_order:
         if mig:
             out["mig"].append(mig)
         if index in out["indices"] and not mig:
-            notes.append(note("cvd_duplicate", f"CUDA_VISIBLE_DEVICES names GPU {index} twice", f"CUDA_VISIBLE_DEVICES 重复列出了 GPU {index}", "warning"))
+            notes.append(note("cvd_duplicate", *both("facts.gpu.cvd_duplicate", index=index), "warning"))
             continue
         if index not in out["indices"]:
             out["indices"].append(index)

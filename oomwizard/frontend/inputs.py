@@ -188,7 +188,7 @@ def format_value(name: str, value: Any, lang: str = "en") -> str:
 
 def colon(lang: str) -> str:
     """A label's colon: full width in Chinese, ``": "`` otherwise."""
-    return "：" if lang == "zh" else ": "
+    return ui("label.colon", lang)
 
 
 def fact_title(name: str, lang: str) -> str:

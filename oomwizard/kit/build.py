@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..exitcodes import Exit
-from ..i18n import LANGS, Text
+from ..i18n import LANGS, Text, msg
 from ..kb.model import KnowledgeBase
 from . import files, install_sh
 from .pip import PipResult, download
@@ -30,38 +30,19 @@ ENTRIES = ("wheels", "docs", "install.sh", "TARGETS", "README.md", "oomwizard.py
 """What a kit consists of: a rebuild replaces these and leaves anything else in ``DIR`` alone."""
 
 MSG: dict[str, Text] = {
-    "not_folder": Text("{dir} exists and is not a folder", "{dir} 已存在且不是文件夹"),
-    "not_empty": Text("{dir} is not empty and holds no earlier kit; pass --force to write into it anyway",
-                      "{dir} 不为空且不是之前生成的工具包；如仍要写入，请加 --force"),
-    "no_pip": Text("kits are fetched by pip, and this Python ({python}) has none; install it "
-                   "(`{python} -m ensurepip`) or run oomwizard from an environment with pip",
-                   "工具包由 pip 获取，而此 Python（{python}）没有 pip；请安装它（`{python} -m ensurepip`），"
-                   "或在装有 pip 的环境中运行 oomwizard"),
-    "wheel_failed": Text("cannot make the oomwizard wheel: {error}", "无法生成 oomwizard 的 wheel：{error}"),
-    "wheel": Text("the oomwizard wheel: {how}", "oomwizard 的 wheel：{how}"),
-    "download": Text("fetching the wheels for {target} …", "正在获取 {target} 的 wheel …"),
-    "no_index": Text(
-        "pip cannot reach a package index, so the wheels cannot be fetched: kits are built on a connected "
-        "machine (or one that reaches a mirror: PIP_INDEX_URL) and carried to the offline one. pip said:",
-        "pip 无法连接软件包索引，因此无法获取 wheel：工具包要在联网的机器上（或能访问镜像的机器上：PIP_INDEX_URL）构建，"
-        "再把文件夹带到离线机器上。pip 的输出：",
-    ),
-    "no_wheels": Text(
-        "pip found no complete set of wheels for {target} (a dependency may ship none for it). pip said:",
-        "pip 找不到 {target} 所需的全部 wheel（可能某个依赖没有为它发布 wheel）。pip 的输出：",
-    ),
-    "pyz": Text("writing oomwizard.pyz for {target} …", "正在为 {target} 写入 oomwizard.pyz …"),
-    "pyz_first": Text("oomwizard.pyz is for one interpreter: the first target, {target}",
-                      "oomwizard.pyz 只适用于一个解释器：第一个目标 {target}"),
-    "pyz_failed": Text("pip could not lay out the files for oomwizard.pyz. pip said:",
-                       "pip 无法为 oomwizard.pyz 准备文件。pip 的输出："),
-    "cannot_write": Text("cannot write {dir}: {error}", "无法写入 {dir}：{error}"),
-    "done": Text(
-        "wrote the kit to {dir}: {wheels} wheels for {targets}, the knowledge base in docs/, install.sh. "
-        "Carry the whole folder; on the offline machine run: sh {dir}/install.sh",
-        "工具包已写入 {dir}：{targets} 的 {wheels} 个 wheel、docs/ 中的知识库、install.sh。"
-        "请复制整个文件夹；在离线机器上运行：sh {dir}/install.sh",
-    ),
+    "not_folder": msg("kit.build.not_folder"),
+    "not_empty": msg("kit.build.not_empty"),
+    "no_pip": msg("kit.build.no_pip"),
+    "wheel_failed": msg("kit.build.wheel_failed"),
+    "wheel": msg("kit.build.wheel"),
+    "download": msg("kit.build.download"),
+    "no_index": msg("kit.build.no_index"),
+    "no_wheels": msg("kit.build.no_wheels"),
+    "pyz": msg("kit.build.pyz"),
+    "pyz_first": msg("kit.build.pyz_first"),
+    "pyz_failed": msg("kit.build.pyz_failed"),
+    "cannot_write": msg("kit.build.cannot_write"),
+    "done": msg("kit.build.done"),
 }
 
 

@@ -9,6 +9,9 @@ Every message comes in English, then Chinese.
 
 from __future__ import annotations
 
+import re
+
+from ..i18n import ui
 from .targets import Target
 
 TEMPLATE = r"""#!/bin/sh
@@ -31,12 +34,12 @@ cd "$KIT"
 if command -v sha256sum >/dev/null 2>&1; then
     if ! out=$(sha256sum -c SHA256SUMS 2>&1); then
         printf '%s\n' "$out" | grep -v ': OK$' >&2 || true
-        die "the kit is damaged or incomplete (SHA256SUMS does not match); copy the whole folder again" \
-            "工具包已损坏或不完整（与 SHA256SUMS 不符）；请重新复制整个文件夹"
+        die "@en:kit.install.damaged@" \
+            "@zh:kit.install.damaged@"
     fi
 elif command -v "$PYTHON" >/dev/null 2>&1; then
-    "$PYTHON" - <<'PY' || die "the kit is damaged or incomplete (SHA256SUMS does not match); copy the whole folder again" \
-                              "工具包已损坏或不完整（与 SHA256SUMS 不符）；请重新复制整个文件夹"
+    "$PYTHON" - <<'PY' || die "@en:kit.install.damaged@" \
+                              "@zh:kit.install.damaged@"
 import hashlib, sys
 bad = 0
 for line in open("SHA256SUMS", encoding="utf-8"):
@@ -52,11 +55,11 @@ for line in open("SHA256SUMS", encoding="utf-8"):
 sys.exit(1 if bad else 0)
 PY
 fi
-say "checksums: OK" "校验和：正确"
+say "@en:kit.install.checksums_ok@" "@zh:kit.install.checksums_ok@"
 
 # 2. An interpreter this kit has wheels for.
-command -v "$PYTHON" >/dev/null 2>&1 || die "no '$PYTHON' on this machine; name one with PYTHON=/path/to/python3.X" \
-                                            "本机没有 '$PYTHON'；请用 PYTHON=/path/to/python3.X 指定解释器"
+command -v "$PYTHON" >/dev/null 2>&1 || die "@en:kit.install.no_python@" \
+                                            "@zh:kit.install.no_python@"
 set -- $("$PYTHON" -c 'import os, platform, sys
 try:
     libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
@@ -67,35 +70,39 @@ print("%d.%d" % sys.version_info[:2], platform.machine(), glibc, sys.implementat
 PYV=$1 ARCH=$2 GLIBC=$3 IMPL=$4
 if [ "$IMPL" != cpython ] || ! awk -v v="$PYV" -v a="$ARCH" -v g="$GLIBC" \
         '!/^#/ && $1 == v && $2 == a && $3 + 0 <= g + 0 { found = 1 } END { exit !found }' TARGETS; then
-    say "this kit has no wheels for $IMPL $PYV on $ARCH (glibc 2.$GLIBC). It holds:" \
-        "本工具包没有适用于 $IMPL $PYV（$ARCH，glibc 2.$GLIBC）的 wheel。它包含："
+    say "@en:kit.install.no_wheels@" \
+        "@zh:kit.install.no_wheels@"
     awk '!/^#/ { print "  Python " $1 " on " $4 }' TARGETS >&2
-    die "run it with another interpreter (PYTHON=python3.X sh install.sh), or build a kit for this one on a connected machine: oomwizard kit DIR --python $PYV --platform manylinux_2_${GLIBC}_$ARCH" \
-        "请换一个解释器运行（PYTHON=python3.X sh install.sh），或在联网的机器上为它构建工具包：oomwizard kit DIR --python $PYV --platform manylinux_2_${GLIBC}_$ARCH"
+    die "@en:kit.install.other_python@" \
+        "@zh:kit.install.other_python@"
 fi
 
 # 3. The venv.
 if [ -e "$VENV" ] && [ ! -f "$VENV/pyvenv.cfg" ] && [ -n "$(ls -A "$VENV" 2>/dev/null)" ]; then
-    die "$VENV exists and is not a virtual environment; give another folder: sh install.sh /path/to/venv" \
-        "$VENV 已存在且不是虚拟环境；请换一个文件夹：sh install.sh /path/to/venv"
+    die "@en:kit.install.not_a_venv@" \
+        "@zh:kit.install.not_a_venv@"
 fi
-"$PYTHON" -m venv "$VENV" || die "cannot create a virtual environment in $VENV (on Debian/Ubuntu install python$PYV-venv)" \
-                                 "无法在 $VENV 创建虚拟环境（Debian/Ubuntu 上请安装 python$PYV-venv）"
+"$PYTHON" -m venv "$VENV" || die "@en:kit.install.no_venv@" \
+                                 "@zh:kit.install.no_venv@"
 
 # 4. oomwizard and its dependencies from the kit alone, compiled to byte-code.
 PIP_CONFIG_FILE=/dev/null "$VENV/bin/python" -m pip --isolated install --disable-pip-version-check --no-index \
     --find-links "$KIT/wheels" --compile --no-warn-script-location --quiet "oomwizard==$VERSION" \
-    || die "pip could not install oomwizard from $KIT/wheels (see above)" "pip 无法从 $KIT/wheels 安装 oomwizard（见上文）"
+    || die "@en:kit.install.pip_failed@" "@zh:kit.install.pip_failed@"
 
 # 5. It runs.
 "$VENV/bin/oomwizard" --version
-say "installed: $VENV/bin/oomwizard   (add it to PATH: export PATH=\"$VENV/bin:\$PATH\")" \
-    "已安装：$VENV/bin/oomwizard   （加入 PATH：export PATH=\"$VENV/bin:\$PATH\"）"
+say "@en:kit.install.installed@" \
+    "@zh:kit.install.installed@"
 """
 
 
+_MESSAGE = re.compile(r"@(en|zh):([a-z0-9_.-]+)@")
+
+
 def install_sh(version: str) -> str:
-    return TEMPLATE.replace("@VERSION@", version)
+    """The script with its messages from the catalogue (``"@en:KEY@" "@zh:KEY@"`` in the template)."""
+    return _MESSAGE.sub(lambda m: ui(m.group(2), m.group(1)), TEMPLATE).replace("@VERSION@", version)
 
 
 def targets_file(version: str, targets: list[Target]) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 import oomwizard
 
 from .. import __version__
-from ..i18n import Text
+from ..i18n import Text, msg
 
 INSTALLER_FILES = {"INSTALLER", "REQUESTED", "RECORD", "direct_url.json"}
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -50,11 +50,8 @@ def make_wheel(dest: Path) -> tuple[Path, Text]:
     dest.mkdir(parents=True, exist_ok=True)
     tree = source_tree()
     if tree is not None:
-        return build_from_tree(tree, dest), Text("built from its source tree (pip wheel)", "由源码树构建（pip wheel）")
-    return rebuild_installed(dest), Text(
-        "rebuilt from the installed files, each checked against its RECORD hash",
-        "由已安装的文件重新打包（每个文件都按 RECORD 中的哈希校验）",
-    )
+        return build_from_tree(tree, dest), msg("kit.selfwheel.built_from_its_source")
+    return rebuild_installed(dest), msg("kit.selfwheel.rebuilt_from_the_installed")
 
 
 def build_from_tree(tree: Path, dest: Path) -> Path:

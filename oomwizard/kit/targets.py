@@ -18,7 +18,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 
-from ..i18n import Text
+from ..i18n import Text, msg
 
 PYTHONS = ("3.10", "3.11", "3.12", "3.13")
 """The CPython versions the tool supports (``requires-python`` and the classifiers)."""
@@ -100,8 +100,7 @@ def parse_python(text: str) -> str:
     version = f"{m.group(1)}.{m.group(2)}" if m else text
     if version not in PYTHONS:
         choices = ", ".join(PYTHONS)
-        raise TargetError(Text(f"unsupported Python version {text!r}: choose from {choices}",
-                               f"不支持的 Python 版本 {text!r}：可选 {choices}"))
+        raise TargetError(msg("kit.targets.bad_python").format(text=text, choices=choices))
     return version
 
 
@@ -114,12 +113,7 @@ def parse_platform(text: str) -> tuple[int, str]:
     m = _MANYLINUX.match(tag)
     if not m or m.group(2) not in ARCHES or not GLIBC_MIN <= int(m.group(1)) <= GLIBC_MAX:
         arches = ", ".join(ARCHES)
-        raise TargetError(Text(
-            f"unsupported platform {text!r}: give manylinux_2_N_ARCH with N from {GLIBC_MIN} to {GLIBC_MAX} "
-            f"and ARCH one of {arches} (e.g. manylinux_2_28_x86_64; manylinux2014_x86_64 = manylinux_2_17)",
-            f"不支持的平台 {text!r}：请给出 manylinux_2_N_ARCH，N 为 {GLIBC_MIN} 到 {GLIBC_MAX}，"
-            f"ARCH 为 {arches} 之一（例如 manylinux_2_28_x86_64；manylinux2014_x86_64 即 manylinux_2_17）",
-        ))
+        raise TargetError(msg("kit.targets.bad_platform").format(text=text, GLIBC_MIN=GLIBC_MIN, GLIBC_MAX=GLIBC_MAX, arches=arches))
     return int(m.group(1)), m.group(2)
 
 
@@ -131,16 +125,14 @@ def this_platform() -> str:
     """This machine as a manylinux tag: its architecture and its glibc (``os.confstr``)."""
     plat = sysconfig.get_platform()  # linux-x86_64
     if not plat.startswith("linux-"):
-        raise TargetError(Text(f"this machine ({plat}) is not Linux; name the target with --platform manylinux_2_N_ARCH",
-                               f"本机（{plat}）不是 Linux；请用 --platform manylinux_2_N_ARCH 指定目标"))
+        raise TargetError(msg("kit.targets.not_linux").format(plat=plat))
     try:
         libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
     except (ValueError, OSError):
         libc = ""
     m = re.fullmatch(r"glibc (\d+)\.(\d+)", libc)
     if not m:
-        raise TargetError(Text("this machine has no glibc (musl?); name the target with --platform manylinux_2_N_ARCH",
-                               "本机没有 glibc（musl？）；请用 --platform manylinux_2_N_ARCH 指定目标"))
+        raise TargetError(msg("kit.targets.no_glibc"))
     return f"manylinux_2_{min(int(m.group(2)), GLIBC_MAX)}_{plat.split('-', 1)[1]}"
 
 

@@ -4,7 +4,7 @@ The loader already reports what keeps the engine from running (schema, reference
 makes advice wrong or a walk end badly: the tree's shape (reachability, cycles, questions a
 non-interactive walk cannot pass), conditions that can never hold, incomplete leaves, flags and
 variables some vLLM release in a fix's range rejects, and English/Chinese articles that drifted
-apart, and text that cites internal documents instead of vLLM. Each area lives in its own module; this one runs them and orders the result by file and line.
+apart, text that cites internal documents instead of vLLM, and the program's string catalogues. Each area lives in its own module; this one runs them and orders the result by file and line.
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ from .diagnosis import check_diagnosis_rules
 from .glossary import check_onboarding
 from .internal import check_internal_references
 from .leaves import check_leaves
+from .strings import check_strings
 from .tree import check_scenarios, check_tree
 
 CHECKS = (check_tree, check_scenarios, check_leaves, check_commands, check_articles, check_internal_references,
-          check_onboarding, check_diagnosis_rules)
+          check_onboarding, check_diagnosis_rules, check_strings)
 
 
 def lint(root: Path | str | None = None) -> list[Problem]:

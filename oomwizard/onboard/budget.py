@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..advice.calcs.readings import current_util
 from ..facts.model import FactSet
-from ..i18n import Text
+from ..i18n import msg
 from ..text.units import GIB
 from ..versions import Version
 
@@ -20,11 +20,11 @@ GRAPHS_COUNTED_FROM = Version.parse("0.20.0")
 """VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1 from the 0.20.0 wheel (vllm/envs.py@0.20.0)."""
 
 LABELS = {
-    "weights": Text("weights", "权重"),
-    "other": Text("activation peak + non-torch", "激活峰值 + 非 torch"),
-    "graphs": Text("CUDA graphs", "CUDA graph"),
-    "kv": Text("KV cache", "KV cache"),
-    "outside": Text("left free outside the budget", "预算之外剩余的空闲"),
+    "weights": msg("onboard.budget.weights"),
+    "other": msg("onboard.budget.other"),
+    "graphs": msg("onboard.budget.graphs"),
+    "kv": msg("onboard.budget.kv"),
+    "outside": msg("onboard.budget.outside"),
 }
 
 

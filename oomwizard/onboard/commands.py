@@ -7,7 +7,7 @@ import os
 import sys
 
 from ..exitcodes import Exit
-from ..i18n import detect_lang
+from ..i18n import detect_lang, ui
 
 
 def _interactive(args: argparse.Namespace) -> bool:
@@ -60,12 +60,12 @@ def cmd_tour(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
-def add_parsers(sub: argparse._SubParsersAction, add_common: object) -> None:
-    p = sub.add_parser("browse", help="look through every failure scenario, or the glossary, without a failure at hand")
-    p.add_argument("query", nargs="*", help="filter: words (flag, variable, model, GPU) or a pasted error line")
-    p.add_argument("--glossary", action="store_true", help="the glossary of terms instead of the scenarios")
-    p.add_argument("--plain", action="store_true", help="print a list instead of the full-screen interface")
+def add_parsers(sub: argparse._SubParsersAction, add_common: object, lang: str) -> None:
+    p = sub.add_parser("browse", help=ui("cli.help.browse", lang))
+    p.add_argument("query", nargs="*", help=ui("cli.help.browse.query", lang))
+    p.add_argument("--glossary", action="store_true", help=ui("cli.help.browse.glossary", lang))
+    p.add_argument("--plain", action="store_true", help=ui("cli.help.browse.plain", lang))
     add_common(p)  # type: ignore[operator]
-    p = sub.add_parser("tour", help="a guided tour of the demo, explained step by step")
-    p.add_argument("--plain", action="store_true", help="print the tour instead of the full-screen interface")
+    p = sub.add_parser("tour", help=ui("cli.help.tour", lang))
+    p.add_argument("--plain", action="store_true", help=ui("cli.help.tour.plain", lang))
     add_common(p)  # type: ignore[operator]

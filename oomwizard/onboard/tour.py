@@ -13,7 +13,7 @@ from typing import Any
 
 from ..facts.model import FactSet
 from ..frontend.options import DEMO_LOG
-from ..i18n import Text
+from ..i18n import msg
 from ..kb.model import KnowledgeBase
 from ..logs.model import Diagnosis
 from ..text.units import GIB
@@ -23,17 +23,8 @@ from .data import Onboarding, TourStep
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 GRAPHS_NOTE = {
-    False: Text(
-        "This release does not count CUDA graphs in the budget: their {graphs} GiB came out of the {unbudgeted} GiB "
-        "the budget leaves free, which left about {outside} GiB for the sampler warm-up and everything else.",
-        "该版本不把 CUDA graph 计入预算：它们的 {graphs} GiB 取自预算之外的 {unbudgeted} GiB，于是只剩约 {outside} GiB "
-        "留给 sampler 预热和其他一切。",
-    ),
-    True: Text(
-        "This release counts CUDA graphs in the budget ({graphs} GiB); the {unbudgeted} GiB outside it is what the sampler "
-        "warm-up and everything else had.",
-        "该版本把 CUDA graph 计入预算（{graphs} GiB）；预算之外的 {unbudgeted} GiB 就是 sampler 预热和其他一切可用的显存。",
-    ),
+    False: msg("onboard.tour.this_release_does_not"),
+    True: msg("onboard.tour.this_release_counts_cuda"),
 }
 
 

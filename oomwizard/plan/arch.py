@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..i18n import both
 from .errors import PlanError
 from .hybrid import StateLayer, gdn, mamba2
 
@@ -93,8 +94,7 @@ def _text_config(cfg: dict[str, Any]) -> dict[str, Any]:
 def _int(cfg: dict[str, Any], key: str, what: str) -> int:
     v = cfg.get(key)
     if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-        raise PlanError(f"config.json has no usable {key!r} ({what}); provide the model's complete config.json",
-                        f"config.json 缺少可用的 {key!r}（{what}）；请提供模型完整的 config.json")
+        raise PlanError(*both("plan.arch.missing_key", key=key, what=what))
     return v
 
 
@@ -111,13 +111,9 @@ def _layer_types(cfg: dict[str, Any], mt: str, n: int) -> list[str]:
     if mt == "gpt_oss":
         return ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(n)]
     if mt in ("mistral", "mixtral") and cfg.get("sliding_window"):
-        raise PlanError("this config sets a model-wide sliding_window without layer_types; vLLM applies it through the "
-                        "cache config in a way that changed between releases, so the planner does not guess it",
-                        "该 config 设置了全模型 sliding_window 而无 layer_types；各版本 vLLM 处理方式不同，规划器不做猜测")
+        raise PlanError(*both("plan.arch.sliding_window_no_layer_types"))
     if mt in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe") and cfg.get("use_sliding_window"):
-        raise PlanError("this config turns on use_sliding_window with max_window_layers, a layout the planner does not "
-                        "model; plan with --gpu-memory and read the KV line of a real start, or set use_sliding_window false",
-                        "该 config 启用了 use_sliding_window（max_window_layers），规划器不模拟这种布局")
+        raise PlanError(*both("plan.arch.use_sliding_window"))
     return ["full_attention"] * n
 
 
@@ -131,18 +127,12 @@ def describe(cfg: dict[str, Any], name: str, source: str) -> ModelDesc:
     if mt in HYBRID_TYPES or (mt not in STATE_HYBRIDS and (cfg.get("layers_block_type")
                                                            or cfg.get("hybrid_override_pattern"))):
         raise PlanError(
-            f"{name}: {mt or arch} mixes attention with state-space or linear-attention layers; their cache pages are "
-            "sized by vLLM from the model's own layer code, which the planner does not reproduce. Plan the attention "
-            "part with --log from a real start of this model (its 'GPU KV cache size' line is exact)",
-            f"{name}：{mt or arch} 混合了注意力与状态空间/线性注意力层，规划器不复现其缓存页大小；请用该模型一次真实启动的 --log")
+            *both("plan.arch.hybrid", name=name, value=mt or arch))
     if mt in CHUNKED_TYPES or cfg.get("attention_chunk_size"):
-        raise PlanError(f"{name}: chunked local attention ({mt}) is not modelled; provide --log from a real start",
-                        f"{name}：不支持分块局部注意力（{mt}）；请提供真实启动的 --log")
+        raise PlanError(*both("plan.arch.chunked_local", name=name, mt=mt))
     if mt not in STANDARD and mt not in STATE_HYBRIDS:
         raise PlanError(
-            f"{name}: model_type {mt!r} ({arch}) is not one the planner knows the cache layout of; provide a config.json "
-            "of a supported architecture, or the log of a real start with --log",
-            f"{name}：规划器不了解 model_type {mt!r}（{arch}）的缓存布局；请提供受支持架构的 config.json，或用 --log 给出真实启动日志")
+            *both("plan.arch.unknown_model_type", name=name, mt=mt, arch=arch))
     n = _int(cfg, "num_hidden_layers", "number of layers")
     heads = _int(cfg, "num_attention_heads", "attention heads")
     hidden = _int(cfg, "hidden_size", "hidden size")
@@ -165,8 +155,7 @@ def describe(cfg: dict[str, Any], name: str, source: str) -> ModelDesc:
             elif t in ("full_attention", "sliding_attention"):
                 layers.append(Layer("full", int(kv_heads), int(head_dim)))
             else:
-                raise PlanError(f"{name}: layer type {t!r} in config.json is not modelled; provide --log from a real start",
-                                f"{name}：config.json 中的层类型 {t!r} 不受支持；请提供真实启动的 --log")
+                raise PlanError(*both("plan.arch.unknown_layer_type", name=name, t=t))
     from .weights import count_params, quantization_of
 
     desc = ModelDesc(
@@ -202,8 +191,7 @@ def _hybrid_layers(cfg: dict[str, Any], mt: str, n: int, kv_heads: int, head_dim
     elif mt == "nemotron_h":
         pattern = str(cfg.get("hybrid_override_pattern") or "")
         if len(pattern) != n:
-            raise PlanError(f"{name}: hybrid_override_pattern does not have one letter per layer ({n})",
-                            f"{name}：hybrid_override_pattern 的长度与层数（{n}）不符")
+            raise PlanError(*both("plan.arch.pattern_length", name=name, n=n))
         kinds = list(pattern)
         heads, hd = need("mamba_num_heads"), need("mamba_head_dim")
         state = mamba2(heads * hd, need("n_groups"), heads, hd, need("ssm_state_size"), need("conv_kernel"))
@@ -211,7 +199,7 @@ def _hybrid_layers(cfg: dict[str, Any], mt: str, n: int, kv_heads: int, head_dim
     else:
         kinds = cfg.get("layer_types") or []
         if len(kinds) != n:
-            raise PlanError(f"{name}: layer_types does not list every layer ({n})", f"{name}：layer_types 未列出全部 {n} 层")
+            raise PlanError(*both("plan.arch.layer_types_incomplete", name=name, n=n))
         heads = need("mamba_n_heads")
         state = mamba2(need("mamba_expand") * need("hidden_size"), need("mamba_n_groups"), heads, need("mamba_d_head"),
                        need("mamba_d_state"), need("mamba_d_conv"))
@@ -220,8 +208,7 @@ def _hybrid_layers(cfg: dict[str, Any], mt: str, n: int, kv_heads: int, head_dim
     out: list[Layer] = []
     for k in kinds:
         if k not in table:
-            raise PlanError(f"{name}: layer type {k!r} in config.json is not modelled; provide --log from a real start",
-                            f"{name}：config.json 中的层类型 {k!r} 不受支持；请提供真实启动的 --log")
+            raise PlanError(*both("plan.arch.layer_type_unknown", name=name, kind=repr(k)))
         kind = table_[k]
         if kind == "state":
             out.append(Layer("state", 0, 0, state=state))

@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from ..exitcodes import Exit
+from ..i18n import ui
 from .errors import PlanError
 from .inputs import Inputs
 
@@ -16,13 +17,13 @@ LOG_KEYS = ("weights_gib", "activation_peak_gib", "non_torch_gib", "cudagraph_es
             "kv_cache_memory_bytes", "max_concurrency")
 
 
-def add_parser(sub: Any) -> None:
-    p = sub.add_parser("plan", help="offline capacity plan: will a model start under vLLM here, and how much KV cache")
+def add_parser(sub: Any, lang: str) -> None:
+    p = sub.add_parser("plan", help=ui("cli.help.plan", lang))
     p.add_argument("--model", required=True, metavar="M",
-                   help="a model directory (config.json, safetensors), a config.json, or a bundled model name")
-    p.add_argument("--gpu", metavar="NAME|detect", help="a GPU from the bundled table, or detect (NVML; the default)")
-    p.add_argument("--gpu-memory", type=float, metavar="GIB", help="GiB per GPU, as vLLM prints it (any GPU)")
-    p.add_argument("--gpus", type=int, metavar="N", help="GPUs available")
+                   help=ui("cli.help.plan.model", lang))
+    p.add_argument("--gpu", metavar="NAME|detect", help=ui("cli.help.plan.gpu", lang))
+    p.add_argument("--gpu-memory", type=float, metavar="GIB", help=ui("cli.help.plan.gpu_memory", lang))
+    p.add_argument("--gpus", type=int, metavar="N", help=ui("cli.help.plan.gpus", lang))
     p.add_argument("--tp", "--tensor-parallel-size", dest="tp", type=int, default=1, metavar="N")
     p.add_argument("--pp", "--pipeline-parallel-size", dest="pp", type=int, default=1, metavar="N")
     p.add_argument("--dp", "--data-parallel-size", dest="dp", type=int, default=1, metavar="N")
@@ -36,11 +37,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--block-size", type=int, metavar="N")
     p.add_argument("--enforce-eager", action="store_true")
     p.add_argument("--enable-prefix-caching", action=argparse.BooleanOptionalAction, default=None,
-                   help="as given to vllm serve; for hybrid models it decides the state pages per request")
+                   help=ui("cli.help.plan.enable_prefix_caching", lang))
     p.add_argument("--kv-cache-memory-bytes", type=int, metavar="N",
-                   help="bytes of KV cache per GPU (0.10.2+): vLLM then skips its memory budget, so the plan is exact")
-    p.add_argument("--vllm-version", metavar="V", help="the release to plan for (default: the log's, else the newest known)")
-    p.add_argument("--log", metavar="FILE", help="the log of an earlier start of this model: its measured figures calibrate the plan")
+                   help=ui("cli.help.plan.kv_cache_memory_bytes", lang))
+    p.add_argument("--vllm-version", metavar="V", help=ui("cli.help.plan.vllm_version", lang))
+    p.add_argument("--log", metavar="FILE", help=ui("cli.help.plan.log", lang))
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--lang", choices=("en", "zh"))
 
@@ -78,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
                                 ("--max-num-batched-tokens", args.max_num_batched_tokens, 1, 1 << 24),
                                 ("--block-size", args.block_size, 1, 4096)):
         if _bad(value, lo, hi):
-            msg = f"{name} {value} 超出范围 {lo}..{hi}" if lang == "zh" else f"{name} {value} is outside {lo}..{hi}"
-            print(f"oomwizard: {msg}", file=sys.stderr)
+            print(f"oomwizard: {ui('plan.command.out_of_range', lang, name=name, value=value, lo=lo, hi=hi)}", file=sys.stderr)
             return Exit.USAGE
     facts: dict[str, Any] = {}
     if args.log:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import both
 from ..versions import Version
 from .errors import PlanError
 
@@ -37,8 +38,7 @@ def cdiv(a: int, b: int) -> int:
 
 def _divide(a: int, b: int, what: str) -> int:
     if a % b:
-        raise PlanError(f"{what} ({a}) is not divisible by --tp {b}; vLLM refuses to start",
-                        f"{what}（{a}）不能被 --tp {b} 整除；vLLM 会拒绝启动")
+        raise PlanError(*both("plan.hybrid.not_divisible", what=what, a=a, b=b))
     return a // b
 
 
@@ -128,26 +128,15 @@ def cache_mode(release: Version, model_type: str, prefix_caching: bool | None = 
 
 def check_release(release: Version, pp: int, model_type: str = "", prefix_caching: bool | None = None) -> None:
     if model_type.startswith("qwen3_5") and release < _v("0.17.0"):
-        raise PlanError(f"vLLM {release.text} has no Qwen3.5 support (added in 0.17.0)",
-                        f"vLLM {release.text} 不支持 Qwen3.5（0.17.0 起支持）")
+        raise PlanError(*both("plan.hybrid.no_qwen35", version=release.text))
     if release < _v("0.10.2"):
-        raise PlanError(f"vLLM {release.text}: hybrid state pages are modelled from 0.10.2 on; pass --log of a real start",
-                        f"vLLM {release.text}：混合模型的状态页自 0.10.2 起才有模型；请用 --log 给出真实启动日志")
+        raise PlanError(*both("plan.hybrid.too_old", version=release.text))
     if release >= _v("0.33.0"):
-        raise PlanError(f"vLLM {release.text}: hybrid models are modelled up to 0.32 (0.33.0 rewrote the KV cache "
-                        "planning). Plan with --vllm-version 0.32.0, or pass --log of a real start",
-                        f"vLLM {release.text}：混合模型只支持到 0.32（0.33.0 重写了 KV 缓存规划）；"
-                        "请用 --vllm-version 0.32.0，或提供真实启动的 --log")
+        raise PlanError(*both("plan.hybrid.too_new", version=release.text))
     if cache_mode(release, model_type, prefix_caching) == "all":
-        raise PlanError(f"vLLM {release.text} caches prefixes of this model with mamba_cache_mode 'all' (chunk-aligned "
-                        "state blocks), which the planner does not model; start with --no-enable-prefix-caching and "
-                        "plan with --vllm-version 0.25.0, or pass --log of a real start",
-                        f"vLLM {release.text} 对该模型使用 mamba_cache_mode 'all'（按 chunk 对齐的状态块），规划器不模拟；"
-                        "请以 --no-enable-prefix-caching 启动并用 --vllm-version 0.25.0 规划，或提供 --log")
+        raise PlanError(*both("plan.hybrid.all_mode", version=release.text))
     if pp > 1:
-        raise PlanError("pipeline parallelism for hybrid models is not modelled (state and attention layers are split "
-                        "by vLLM's layer partition); plan with --pp 1 or pass --log",
-                        "不支持混合模型的流水线并行规划；请使用 --pp 1 或提供 --log")
+        raise PlanError(*both("plan.hybrid.no_pp"))
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import both
 from ..versions import Version
 from .arch import Layer
 from .errors import PlanError
@@ -77,7 +78,7 @@ def layer_specs(layers: list[Layer], *, tp: int, pp: int, dtype_bytes: int, bloc
     """
     ds = kv_cache_dtype == "fp8_ds_mla"
     if ds and not all(layer.kind == "mla" for layer in layers):
-        raise PlanError("--kv-cache-dtype fp8_ds_mla applies to MLA models only", "fp8_ds_mla 只适用于 MLA 模型")
+        raise PlanError(*both("plan.kv.kv_cache_dtype_fp8"))
     n = cdiv(len(layers), pp)
     out = []
     for layer in layers[:n]:
@@ -113,9 +114,7 @@ def group(specs: list[Spec], release: Version) -> Groups:
         s = specs[0]
         return Groups([s], [len(specs)], len(specs), f"one group of {len(specs)} layers")
     if len({s.page_size_bytes for s in kinds}) != 1:
-        raise PlanError("the layers of this model have different KV page sizes; vLLM pads or regroups them in a way "
-                        "the planner does not reproduce; provide --log from a real start",
-                        "该模型各层 KV 页大小不同，规划器不复现 vLLM 的填充/重组；请提供真实启动的 --log")
+        raise PlanError(*both("plan.kv.the_layers_of_this"))
     counts = list(kinds.values())
     lo, hi = min(counts), max(counts)
     size = lo

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..i18n import Text
+from ..i18n import Text, both, msg
 from ..versions import Version
 from . import budget, hybrid, kv
 from .arch import DTYPE_BYTES, ModelDesc
@@ -66,8 +66,7 @@ def _gpu(inp: Inputs) -> dict[str, Any]:
             return {"name": name, "total_bytes": total, "basis": "exact", "source": "NVML", "count": count,
                     "free_bytes": free}
         if inp.gpu == "detect" or not lf.get("gpu_name"):
-            raise PlanError("no GPU detected through NVML; pass --gpu NAME or --gpu-memory GIB",
-                            "未通过 NVML 检测到 GPU；请使用 --gpu NAME 或 --gpu-memory GIB")
+            raise PlanError(*both("plan.planner.no_gpu_detected_through"))
         g = gpu_from_table(str(lf["gpu_name"]))
     else:
         g = gpu_from_table(inp.gpu)
@@ -84,10 +83,9 @@ def _release(inp: Inputs) -> Version:
     text = inp.vllm_version or inp.log_facts.get("vllm_version") or LATEST
     r = Version.try_parse(text)
     if r is None:
-        raise PlanError(f"--vllm-version {text!r} is not a version", f"--vllm-version {text!r} 不是版本号")
+        raise PlanError(*both("plan.planner.bad_version", text=text))
     if r < Version.parse("0.6.6") or r.release[:2] > Version.parse(LATEST).release[:2]:
-        raise PlanError(f"vLLM {text}: the planner knows releases 0.6.6 to {LATEST}",
-                        f"vLLM {text}：规划器支持 0.6.6 至 {LATEST}")
+        raise PlanError(*both("plan.planner.unknown_release", text=text, LATEST=LATEST))
     return r
 
 
@@ -103,9 +101,7 @@ def _block_size(inp: Inputs, m: ModelDesc, gpu_name: str, release: Version, note
             size = 64
         else:
             size = 16
-        notes.append(Text(f"MLA block size {size}: the default backend's forced size on {gpu_name}; pass --block-size "
-                          "if the log says otherwise",
-                          f"MLA 块大小 {size}：{gpu_name} 上默认后端强制的大小；若日志显示不同，请用 --block-size 指定"))
+        notes.append(msg("plan.planner.mla_block_size_size").format(size=size, gpu_name=gpu_name))
         return size
     return 16
 
@@ -117,35 +113,28 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     engine = budget.engine_of(release)
     notes: list[Text] = []
     if engine == "v0" and (m.use_mla or any(layer.kind == "sliding" for layer in m.layers)):
-        raise PlanError(f"vLLM {release.text} runs the V0 engine, whose MLA and sliding-window cache the planner does not "
-                        "reproduce; plan for 0.8.0 or later, or pass --log of a real start",
-                        f"vLLM {release.text} 使用 V0 引擎，规划器不复现其 MLA/滑动窗口缓存")
+        raise PlanError(*both("plan.planner.v0_engine", text=release.text))
     gpu = gpu or _gpu(inp)
     total = gpu["total_bytes"]
     tp, pp = max(1, inp.tp), max(1, inp.pp)
     if inp.gpus and inp.gpus < tp * pp * max(1, inp.dp):
-        raise PlanError(f"TP {tp} x PP {pp} x DP {inp.dp} needs {tp * pp * inp.dp} GPUs; --gpus says {inp.gpus}",
-                        f"TP {tp} x PP {pp} x DP {inp.dp} 需要 {tp * pp * inp.dp} 块 GPU；--gpus 为 {inp.gpus}")
+        raise PlanError(*both("plan.planner.too_few_gpus", tp=tp, pp=pp, dp=inp.dp, value=tp * pp * inp.dp, gpus=inp.gpus))
     if m.num_attention_heads % tp:
-        raise PlanError(f"{m.num_attention_heads} attention heads are not divisible by --tp {tp}; vLLM refuses to start",
-                        f"{m.num_attention_heads} 个注意力头不能被 --tp {tp} 整除；vLLM 会拒绝启动")
+        raise PlanError(*both("plan.planner.heads_not_divisible", num_attention_heads=m.num_attention_heads, tp=tp))
     dtype = (inp.dtype if inp.dtype and inp.dtype != "auto" else m.dtype).replace("torch.", "")
     dtype_bytes = DTYPE_BYTES.get(dtype)
     if dtype_bytes is None:
-        raise PlanError(f"--dtype {dtype!r} is not one of {', '.join(sorted(DTYPE_BYTES))}", f"--dtype {dtype!r} 不受支持")
+        raise PlanError(*both("plan.planner.bad_dtype", dtype=dtype, known=", ".join(sorted(DTYPE_BYTES))))
     kvd = inp.kv_cache_dtype or "auto"
     if kvd != "auto" and kvd not in KV_DTYPE_BYTES:
-        raise PlanError(f"--kv-cache-dtype {kvd!r} is not modelled (known: auto, {', '.join(KV_DTYPE_BYTES)})",
-                        f"--kv-cache-dtype {kvd!r} 不受支持")
+        raise PlanError(*both("plan.planner.bad_kv_dtype", kvd=kvd, known=", ".join(KV_DTYPE_BYTES)))
     kv_bytes = dtype_bytes if kvd == "auto" else KV_DTYPE_BYTES[kvd]
     util = inp.gpu_memory_utilization or budget.default_util(release)
     total_gib = total / GIB
     max_len = inp.max_model_len or m.max_position
     batched = inp.max_num_batched_tokens or budget.default_batched_tokens(release, total_gib) or max(max_len, 2048)
     if engine == "v0" and not inp.max_num_batched_tokens and max_len > 32768:
-        notes.append(Text("V0 turns chunked prefill on by default above 32K context, with a smaller profiling batch; "
-                          "pass --max-num-batched-tokens for that release's value",
-                          "V0 在上下文超过 32K 时默认开启分块预填充，剖析批次更小；请用 --max-num-batched-tokens 给出该版本的值"))
+        notes.append(msg("plan.planner.v0_turns_chunked_prefill"))
     seqs = inp.max_num_seqs or budget.default_max_num_seqs(release, total_gib, gpu["name"])
     block = _block_size(inp, m, gpu["name"], release, notes)
     state: dict[str, Any] = {}
@@ -161,19 +150,14 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     kv_basis = "exact"
     if mixed and release < kv.v("0.11.0"):
         kv_basis = "estimated"
-        notes.append(Text("sliding-window grouping before 0.11.0 was not read from that release's code; 0.11.0 rules used",
-                          "0.11.0 之前的滑动窗口分组未按该版本代码核对；按 0.11.0 的规则计算"))
+        notes.append(msg("plan.planner.sliding_window_grouping_before"))
     elif mixed and release >= kv.v("0.20.0"):
         kv_basis = "estimated"
-        notes.append(Text("from 0.20.0 vLLM may pack sliding-window and full-attention layers into other groups "
-                          "(group_and_unify_kv_cache_specs, packed groups); the planner uses the 0.19 grouping",
-                          "自 0.20.0 起 vLLM 可能把滑动窗口层与全注意力层打包成其他分组；规划器按 0.19 的分组计算"))
+        notes.append(msg("plan.planner.from_0_20_0"))
     in_flight = batched
     if any(s.kind == "sliding" for s in specs) and release >= kv.v("0.26.0"):
         in_flight = 2 * batched * (1 if pp == 1 else pp)
-        notes.append(Text("sliding-window reservation from 0.26.0 uses max_in_flight_tokens = 2 x max_num_batched_tokens "
-                          "(async scheduling on, its default where supported)",
-                          "自 0.26.0 起滑动窗口预留按 max_in_flight_tokens = 2 x max_num_batched_tokens 计算（默认开启异步调度）"))
+        notes.append(msg("plan.planner.sliding_window_reservation_from"))
     rel_src = f"@{release.text}"
     numbers: dict[str, dict[str, Any]] = {}
     per_tok = sum(s.bytes_per_token for s in specs)
@@ -234,8 +218,7 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
         # get_kv_cache_configs @0.14-0.16 checks the groups of the whole model against the smallest worker
         check_specs = kv.layer_specs(m.layers, tp=tp, pp=1, dtype_bytes=kv_bytes, block_size=block, kv_cache_dtype=kvd)
         check_groups = kv.group(check_specs, release)
-        notes.append(Text("this release checks one request against the KV cache of every pipeline stage's layers together",
-                          "此版本按所有流水线阶段的层合计检查单个请求所需的 KV cache"))
+        notes.append(msg("plan.planner.this_release_checks_one"))
     need = kv.needed_for_check(check_specs, check_groups, max_len, in_flight, release)
     numbers["kv_bytes_needed_one_request"] = num(
         need, kv_basis, "sum over layers of max_memory_usage_bytes at max_model_len" if release < kv.v("0.14.0")
@@ -372,9 +355,5 @@ def _check_log(inp: Inputs, groups: kv.Groups, max_len: int) -> list[Text]:
     lo = int((float(gib) - 0.005) * GIB) // bpb * groups.specs[0].block_size
     hi = int((float(gib) + 0.005) * GIB) // bpb * groups.specs[0].block_size
     if lo - groups.specs[0].block_size <= int(tokens) <= hi + groups.specs[0].block_size:
-        return [Text(f"the log's KV line ({gib} GiB -> {int(tokens):,} tokens) matches this model's page size",
-                     f"日志的 KV 行（{gib} GiB -> {int(tokens):,} token）与该模型的页大小一致")]
-    return [Text(f"the log's KV line ({gib} GiB -> {int(tokens):,} tokens) does not match this model's page size "
-                 f"({lo:,}-{hi:,} tokens expected): the log is of another model, dtype, block size or TP",
-                 f"日志的 KV 行（{gib} GiB -> {int(tokens):,} token）与该模型的页大小不符（应为 {lo:,}-{hi:,}）："
-                 "日志来自其他模型、dtype、块大小或 TP")]
+        return [msg("plan.planner.log_kv_match").format(gib=gib, int=int(tokens))]
+    return [msg("plan.planner.log_kv_mismatch").format(gib=gib, int=int(tokens), lo=lo, hi=hi)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..i18n import Text
+from ..i18n import msg
 from .planner import Plan
 
 GIB = 1 << 30
@@ -36,23 +36,22 @@ def body(p: Plan) -> dict[str, Any]:
 
 
 T = {
-    "title": Text("Capacity plan: {model} on {gpu}, vLLM {ver}", "容量规划：{model}，{gpu}，vLLM {ver}"),
-    "weights_bytes_per_gpu": Text("weights per GPU", "每块 GPU 的权重"),
-    "activation_peak_bytes": Text("activation peak", "激活峰值"),
-    "non_torch_bytes": Text("non-torch memory", "非 torch 内存"),
-    "cudagraph_bytes": Text("CUDA graphs", "CUDA 图"),
-    "requested_bytes": Text("vLLM may use", "vLLM 可用"),
-    "available_kv_bytes": Text("KV cache memory", "KV 缓存内存"),
-    "kv_bytes_per_token": Text("KV bytes per token", "每 token KV 字节"),
-    "state_page_bytes": Text("state page per layer and request", "每层每请求的状态页"),
-    "kv_tokens": Text("GPU KV cache size (tokens)", "GPU KV 缓存大小（token）"),
-    "max_concurrency": Text("maximum concurrency at max_model_len", "max_model_len 下的最大并发"),
-    "fits": Text("Verdict: vLLM starts.", "结论：vLLM 可以启动。"),
-    "no_fit": Text("Verdict: vLLM does not start. It would say:", "结论：vLLM 无法启动。它会报告："),
-    "fixes": Text("Smallest changes that fit:", "能启动的最小改动："),
-    "not_counted": Text("(not in this release's budget)", "（此版本不计入预算）"),
-    "basis": Text("exact = vLLM's own arithmetic; calibrated = from the log; estimated = our estimate",
-                  "exact = vLLM 自身算法；calibrated = 取自日志；estimated = 估算"),
+    "title": msg("plan.report.title"),
+    "weights_bytes_per_gpu": msg("plan.report.weights_bytes_per_gpu"),
+    "activation_peak_bytes": msg("plan.report.activation_peak_bytes"),
+    "non_torch_bytes": msg("plan.report.non_torch_bytes"),
+    "cudagraph_bytes": msg("plan.report.cudagraph_bytes"),
+    "requested_bytes": msg("plan.report.requested_bytes"),
+    "available_kv_bytes": msg("plan.report.available_kv_bytes"),
+    "kv_bytes_per_token": msg("plan.report.kv_bytes_per_token"),
+    "state_page_bytes": msg("plan.report.state_page_bytes"),
+    "kv_tokens": msg("plan.report.kv_tokens"),
+    "max_concurrency": msg("plan.report.max_concurrency"),
+    "fits": msg("plan.report.fits"),
+    "no_fit": msg("plan.report.no_fit"),
+    "fixes": msg("plan.report.fixes"),
+    "not_counted": msg("plan.report.not_counted"),
+    "basis": msg("plan.report.basis"),
 }
 
 

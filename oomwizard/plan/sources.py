@@ -12,6 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..i18n import both
 from .arch import ModelDesc, describe
 from .errors import PlanError
 from .weights import file_weight_bytes
@@ -34,12 +35,12 @@ def bundled_gpus() -> list[dict[str, Any]]:
 def _read_config(path: Path) -> dict[str, Any]:
     try:
         if path.stat().st_size > MAX_CONFIG:
-            raise PlanError(f"{path}: larger than a config.json can be", f"{path}：文件过大，不是 config.json")
+            raise PlanError(*both("plan.sources.too_large", path=path))
         data = json.loads(path.read_text("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise PlanError(f"cannot read {path}: {e}", f"无法读取 {path}：{e}") from None
+        raise PlanError(*both("plan.sources.unreadable", path=path, e=e)) from None
     if not isinstance(data, dict):
-        raise PlanError(f"{path} is not a JSON object", f"{path} 不是 JSON 对象")
+        raise PlanError(*both("plan.sources.not_an_object", path=path))
     return data
 
 
@@ -62,9 +63,7 @@ def load_model(spec: str) -> ModelDesc:
     if path.is_dir():
         cfg_path = path / "config.json"
         if not cfg_path.is_file():
-            raise PlanError(f"{path} has no config.json; copy the model's config.json (and its safetensors files or "
-                            "model.safetensors.index.json for exact weight bytes) into it",
-                            f"{path} 中没有 config.json；请放入模型的 config.json（以及 safetensors 文件或 index 以得到精确权重大小）")
+            raise PlanError(*both("plan.sources.no_config", path=path))
         desc = describe(_read_config(cfg_path), path.name, f"{cfg_path}")
         files = file_weight_bytes(path)
         if files:
@@ -80,9 +79,7 @@ def load_model(spec: str) -> ModelDesc:
     if key is None:
         close = [k for k in bundled_models() if _norm(spec.rsplit("/", 1)[-1])[:6] in _norm(k)][:5]
         hint = f" Close bundled names: {', '.join(close)}." if close else ""
-        raise PlanError(f"{spec!r} is neither a local model directory, a config.json, nor a bundled model. Download "
-                        f"its config.json (no weights needed) and pass --model path/to/config.json.{hint}",
-                        f"{spec!r} 既不是本地模型目录或 config.json，也不在内置表中。请下载其 config.json 并用 --model 指定。{hint}")
+        raise PlanError(*both("plan.sources.unknown_model", spec=spec, hint=hint))
     return describe(bundled_models()[key], key, "bundled table (oomwizard/data/plan_models.json)")
 
 
@@ -98,8 +95,7 @@ def gpu_from_table(name: str) -> dict[str, Any]:
                 best = g
     if best is None:
         names = ", ".join(g["name"] for g in bundled_gpus())
-        raise PlanError(f"unknown GPU {name!r}; pass --gpu-memory GIB (the total vLLM prints), or one of: {names}",
-                        f"未知 GPU {name!r}；请用 --gpu-memory GIB 指定，或使用：{names}")
+        raise PlanError(*both("plan.sources.unknown_gpu", name=name, names=names))
     return best
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..i18n import Text
+from ..i18n import Text, both, msg
 from ..versions import Version
 from . import hybrid, kv
 from .arch import DTYPE_BYTES, ModelDesc
@@ -26,20 +26,15 @@ def state_pages(inp: Inputs, m: ModelDesc, tp: int, pp: int, kv_bytes: int, dtyp
     ssm, why = hybrid.ssm_dtype(m.model_type, m.architecture, m.config_ssm_dtype, dtype, release)
     ssm_bytes = hybrid.DTYPE_BYTES.get(ssm)
     if ssm_bytes is None:
-        raise PlanError(f"mamba_ssm_cache_dtype {ssm!r} is not modelled", f"不支持 mamba_ssm_cache_dtype {ssm!r}")
+        raise PlanError(*both("plan.state.ssm_dtype_unknown", dtype=repr(ssm)))
     page = hybrid.state_bytes(st, tp, DTYPE_BYTES[dtype], ssm_bytes)
     al = hybrid.align(per_token, page, inp.block_size, release, gpu_name, attn.head_size)
     conv, temporal = hybrid.state_shapes(st, tp)
     n_state = sum(1 for layer in m.layers if layer.kind == "state")
     if hybrid.cache_mode(release, m.model_type, inp.enable_prefix_caching) == "align":
-        notes.append(Text("prefix caching on (the default for hybrid models from 0.26.0): mamba_cache_mode 'align' keeps "
-                          "two state pages per request; with --no-enable-prefix-caching vLLM keeps one",
-                          "前缀缓存开启（自 0.26.0 起混合模型的默认）：mamba_cache_mode 'align' 每请求保留两个状态页；"
-                          "使用 --no-enable-prefix-caching 时只保留一个"))
-    notes.append(Text(f"{n_state} {st.kind} state layers: conv {conv} x {dtype}, temporal {temporal} x {ssm} ({why}) = "
-                      f"{page:,} B per request; {al.note}",
-                      f"{n_state} 个 {st.kind} 状态层：conv {conv} x {dtype}，temporal {temporal} x {ssm} = 每请求 {page:,} B；"
-                      f"注意力块大小 {al.block_size} token，状态页填充到 {al.padded_page:,} B"))
+        notes.append(msg("plan.state.prefix_align"))
+    notes.append(Text(*both("plan.state.layers", n=n_state, kind=st.kind, conv=conv, dtype=dtype, temporal=temporal,
+                            ssm=ssm, why=why, page=f"{page:,}", note=al.note)))
     return {"block_size": al.block_size, "state_page": page, "padded_page": al.padded_page,
             "formula": f"state {page:,} B (prod(conv) x {dtype} + prod(temporal) x {ssm}) padded to block "
                        f"{al.block_size} x {per_token:,} B", "source": "vllm/model_executor/layers/mamba/mamba_utils.py, "

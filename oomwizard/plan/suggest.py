@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..i18n import both
 from .errors import PlanError
 from .planner import Plan, plan
 
@@ -45,8 +46,7 @@ def _mamba_blocks(p: Plan) -> dict[str, Any] | None:
         return None
     was = p.settings["max_num_seqs"]
     return _fix("--max-num-seqs", n, q,
-                f"at most {n} sequences run at once (was {was}); each holds a state block",
-                f"最多同时运行 {n} 个序列（原为 {was}）；每个序列占一个状态块")
+                *both("plan.suggest.cost.mamba_blocks", n=n, was=was))
 
 
 def _shorter_context(p: Plan) -> dict[str, Any] | None:
@@ -66,8 +66,7 @@ def _shorter_context(p: Plan) -> dict[str, Any] | None:
         return None
     n = best.settings["max_model_len"]
     return _fix("--max-model-len", n, best,
-                f"requests longer than {n} tokens are refused (was {s['max_model_len']})",
-                f"超过 {n} 个 token 的请求会被拒绝（原为 {s['max_model_len']}）")
+                *both("plan.suggest.cost.max_model_len", n=n, max_model_len=s["max_model_len"]))
 
 
 def _util_for_free(p: Plan, free: int) -> dict[str, Any] | None:
@@ -77,10 +76,7 @@ def _util_for_free(p: Plan, free: int) -> dict[str, Any] | None:
         q = _try(p, gpu_memory_utilization=u)
         if q and q.fits:
             return _fix("--gpu-memory-utilization", u, q,
-                        f"vLLM then uses {u * p.gpu['total_bytes'] / GIB:.2f} GiB: what other processes "
-                        "leave free now, so the KV cache is smaller",
-                        f"vLLM 只用 {u * p.gpu['total_bytes'] / GIB:.2f} GiB（其他进程现在留出的空闲），"
-                        "KV cache 随之变小")
+                        *both("plan.suggest.cost.less_util", value=u * p.gpu["total_bytes"] / GIB))
         u = round(u - 0.01, 2)
     return None
 
@@ -95,10 +91,7 @@ def _more_util(p: Plan) -> dict[str, Any] | None:
         q = _try(p, gpu_memory_utilization=u)
         if q and q.fits:
             return _fix("--gpu-memory-utilization", u, q,
-                        f"{(u - util) * p.gpu['total_bytes'] / GIB:.2f} GiB more of each GPU for vLLM; "
-                        "other processes there must fit in what is left",
-                        f"vLLM 每卡多用 {(u - util) * p.gpu['total_bytes'] / GIB:.2f} GiB；"
-                        "同卡的其他进程只能用剩下的")
+                        *both("plan.suggest.cost.more_util", value=(u - util) * p.gpu["total_bytes"] / GIB))
     return None
 
 
@@ -110,9 +103,7 @@ def _fp8_kv_cache(p: Plan) -> dict[str, Any] | None:
     if not (q and q.fits):
         return None
     return _fix("--kv-cache-dtype", "fp8", q,
-                "half the KV bytes per token; a small accuracy loss, and attention backends without "
-                "fp8 KV fall back or refuse",
-                "每 token 的 KV 字节减半；精度略降，不支持 fp8 KV 的注意力后端会回退或拒绝")
+                *both("plan.suggest.cost.fp8_kv"))
 
 
 def _more_tp(p: Plan) -> dict[str, Any] | None:
@@ -124,8 +115,7 @@ def _more_tp(p: Plan) -> dict[str, Any] | None:
         q = _try(p, tp=n)
         if q and q.fits:
             return _fix("--tensor-parallel-size", n, q,
-                        f"{n} GPUs instead of {tp}, with all-reduce traffic between them",
-                        f"需要 {n} 块 GPU（原为 {tp}），并有卡间 all-reduce 通信")
+                        *both("plan.suggest.cost.tp", n=n, tp=tp))
     return None
 
 
@@ -137,6 +127,4 @@ def _fp8_weights(p: Plan) -> dict[str, Any] | None:
     if not (q and q.fits):
         return None
     return _fix("--quantization", "fp8", q,
-                "weights stored in fp8 (online quantization): some accuracy loss; fast kernels "
-                "need Ada/Hopper or newer",
-                "权重以 fp8 存放（在线量化）：精度有损；快速内核需要 Ada/Hopper 或更新的 GPU")
+                *both("plan.suggest.cost.fp8_weights"))

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..facts.catalog import CATALOG
 from ..facts.model import Fact
-from ..i18n import Text
+from ..i18n import Text, msg
 from ..logs.model import Diagnosis, Match
 from ..text.cells import cell_len, fill, ljust
 from ..text.redact import redact_text
@@ -20,32 +20,21 @@ from ..text.safe_text import printable
 from ..text.units import human_bytes
 
 UI = {
-    "title": Text("Diagnosis from the log", "日志诊断"),
-    "best": Text("Most likely", "最可能"),
-    "score": Text("score", "置信度"),
-    "why": Text("Why", "依据"),
-    "evidence": Text("Evidence", "证据"),
-    "others": Text("Other candidates", "其他可能"),
-    "facts": Text("What the log says", "日志中的信息"),
-    "oom": Text("PyTorch out-of-memory message", "PyTorch 显存不足信息"),
-    "inputs": Text("Read", "已读取"),
-    "warnings": Text("Notes on the input", "输入说明"),
-    "nothing": Text(
-        "No out-of-memory error or other failure this tool knows was found in the log.",
-        "日志中没有找到显存不足错误或本工具已知的其他故障。",
-    ),
-    "weak": Text(
-        "Low confidence: the log does not say enough; the wizard will ask.",
-        "置信度低：日志信息不足，向导会继续提问。",
-    ),
-    "line": Text("line", "行"),
-    "oom_line": Text(
-        "tried to allocate {requested} on GPU {gpu} ({total} total, {free} free); this process {proc}, "
-        "other processes {others}; allocated by PyTorch {alloc}{pools}, reserved but unallocated {unalloc}",
-        "尝试在 GPU {gpu} 上分配 {requested}（总量 {total}，空闲 {free}）；本进程 {proc}，其他进程 {others}；"
-        "PyTorch 已分配 {alloc}{pools}，已保留未分配 {unalloc}",
-    ),
-    "pools": Text(" ({n} of it in CUDA graph pools)", "（其中 {n} 在 CUDA graph 内存池）"),
+    "title": msg("report.diagnosis.title"),
+    "best": msg("report.diagnosis.best"),
+    "score": msg("report.diagnosis.score"),
+    "why": msg("report.diagnosis.why"),
+    "evidence": msg("report.diagnosis.evidence"),
+    "others": msg("report.diagnosis.others"),
+    "facts": msg("report.diagnosis.facts"),
+    "oom": msg("report.diagnosis.oom"),
+    "inputs": msg("report.diagnosis.inputs"),
+    "warnings": msg("report.diagnosis.warnings"),
+    "nothing": msg("report.diagnosis.nothing"),
+    "weak": msg("report.diagnosis.weak"),
+    "line": msg("report.diagnosis.line"),
+    "oom_line": msg("report.diagnosis.oom_line"),
+    "pools": msg("report.diagnosis.pools"),
 }
 
 # Facts worth showing, in this order (others stay in the JSON).

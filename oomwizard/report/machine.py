@@ -13,57 +13,55 @@ from typing import Any
 
 from ..facts.machine import MachineReport
 from ..facts.notes import note_text
-from ..i18n import Text
+from ..i18n import Text, msg, ui
 from ..text.safe_text import printable
 from ..text.units import gib
 
 L: dict[str, Text] = {
-    "title": Text("Machine", "本机"),
-    "detected": Text("detected {at} in {s:.2f} s", "检测于 {at}，耗时 {s:.2f} 秒"),
-    "gpus": Text("GPUs", "GPU"),
-    "no_gpu": Text("no GPU information", "无 GPU 信息"),
-    "driver": Text("driver {d}, CUDA {c}, NVML {n}", "驱动 {d}，CUDA {c}，NVML {n}"),
-    "mem": Text(
-        "{total} total, {used} used, {free} free", "总计 {total}，已用 {used}，空闲 {free}"
-    ),
-    "reserved": Text(", {r} reserved by the driver", "，驱动保留 {r}"),
-    "v1": Text(" (v1 numbers: 'used' includes the driver's reservation)", "（v1 数据：'已用' 包含驱动保留部分）"),
-    "mig": Text("MIG enabled: {n} slice(s)", "MIG 已启用：{n} 个实例"),
-    "procs_none": Text("no process holds memory", "没有进程占用显存"),
-    "proc": Text("process {pid} {name}: {mem}", "进程 {pid} {name}：{mem}"),
-    "proc_hidden": Text("(not visible from here)", "（此处不可见）"),
-    "owner_server": Text("vLLM server {pid}, {role}", "vLLM 服务 {pid}，{role}"),
-    "owner_leftover": Text("vLLM {role} without a server", "无服务的 vLLM {role}"),
-    "visible": Text("vLLM would use: {ids} ({how})", "vLLM 将使用：{ids}（{how}）"),
-    "visible_none": Text("none", "无"),
-    "cvd_unset": Text("CUDA_VISIBLE_DEVICES unset", "未设置 CUDA_VISIBLE_DEVICES"),
-    "links": Text("links", "互联"),
-    "python": Text("Python environments", "Python 环境"),
-    "chosen": Text("versions used for the diagnosis", "诊断所用版本"),
-    "not_installed": Text("not installed", "未安装"),
-    "allocator": Text("PyTorch allocator (this shell's environment)", "PyTorch 显存分配器（当前 shell 的环境变量）"),
-    "alloc_none": Text("no allocator variable set: torch defaults (expandable_segments off)", "未设置分配器变量：torch 默认值（expandable_segments 关闭）"),
-    "alloc_uses": Text("torch uses {var}={value}", "torch 使用 {var}={value}"),
-    "alloc_unsure": Text("unsure which variable torch uses (torch version unknown)", "无法确定 torch 使用哪个变量（torch 版本未知）"),
-    "servers": Text("Running vLLM servers", "运行中的 vLLM 服务"),
-    "no_servers": Text("none found", "未发现"),
-    "server": Text("process {pid} ({how})", "进程 {pid}（{how}）"),
-    "interp": Text("interpreter", "解释器"),
-    "env_unreadable": Text("environment", "环境变量"),
-    "children": Text("children", "子进程"),
-    "leftovers": Text("vLLM processes without a server", "没有对应服务的 vLLM 进程"),
-    "host": Text("Host", "主机"),
-    "ram": Text("RAM {total} total, {avail} available", "内存总计 {total}，可用 {avail}"),
-    "cgroup": Text("container memory limit {limit}", "容器内存上限 {limit}"),
-    "shm": Text("/dev/shm {shm}", "/dev/shm {shm}"),
-    "container": Text("container: {what}", "容器：{what}"),
-    "yes": Text("yes", "是"),
-    "no": Text("no", "否"),
-    "env": Text("Environment", "环境变量"),
-    "notes": Text("Notes", "提示"),
-    "facts": Text("Facts for the diagnosis", "用于诊断的事实"),
-    "unknown": Text("unknown", "未知"),
-    "unreadable": Text("(this part of the saved report could not be read)", "（保存的报告中这一部分无法读取）"),
+    "title": msg("report.machine.title"),
+    "detected": msg("report.machine.detected"),
+    "gpus": msg("report.machine.gpus"),
+    "no_gpu": msg("report.machine.no_gpu"),
+    "driver": msg("report.machine.driver"),
+    "mem": msg("report.machine.mem"),
+    "reserved": msg("report.machine.reserved"),
+    "v1": msg("report.machine.v1"),
+    "mig": msg("report.machine.mig"),
+    "procs_none": msg("report.machine.procs_none"),
+    "proc": msg("report.machine.proc"),
+    "proc_hidden": msg("report.machine.proc_hidden"),
+    "owner_server": msg("report.machine.owner_server"),
+    "owner_leftover": msg("report.machine.owner_leftover"),
+    "visible": msg("report.machine.visible"),
+    "visible_none": msg("report.machine.visible_none"),
+    "cvd_unset": msg("report.machine.cvd_unset"),
+    "links": msg("report.machine.links"),
+    "python": msg("report.machine.python"),
+    "chosen": msg("report.machine.chosen"),
+    "not_installed": msg("report.machine.not_installed"),
+    "allocator": msg("report.machine.allocator"),
+    "alloc_none": msg("report.machine.alloc_none"),
+    "alloc_uses": msg("report.machine.alloc_uses"),
+    "alloc_unsure": msg("report.machine.alloc_unsure"),
+    "servers": msg("report.machine.servers"),
+    "no_servers": msg("report.machine.no_servers"),
+    "server": msg("report.machine.server"),
+    "interp": msg("report.machine.interp"),
+    "env_unreadable": msg("report.machine.env_unreadable"),
+    "children": msg("report.machine.children"),
+    "leftovers": msg("report.machine.leftovers"),
+    "host": msg("report.machine.host"),
+    "ram": msg("report.machine.ram"),
+    "cgroup": msg("report.machine.cgroup"),
+    "shm": msg("report.machine.shm"),
+    "container": msg("report.machine.container"),
+    "yes": msg("report.machine.yes"),
+    "no": msg("report.machine.no"),
+    "env": msg("report.machine.env"),
+    "notes": msg("report.machine.notes"),
+    "facts": msg("report.machine.facts"),
+    "unknown": msg("report.machine.unknown"),
+    "unreadable": msg("report.machine.unreadable"),
 }
 
 
@@ -151,19 +149,20 @@ def _version_line(section: Mapping[str, Any], lang: str) -> str:
     return ", ".join(parts)
 
 
-_ROLES_ZH = (
-    (re.compile(r"^runs oomwizard$"), "运行 oomwizard"),
-    (re.compile(r"^runs vLLM \(process (\d+)\)$"), r"运行 vLLM（进程 \1）"),
-    (re.compile(r"^runs `vllm` on PATH \((.*)\)$"), r"PATH 上的 `vllm` 所用（\1）"),
+_ROLES = (
+    (re.compile(r"^runs oomwizard$"), "report.machine.role.oomwizard"),
+    (re.compile(r"^runs vLLM \(process (?P<pid>\d+)\)$"), "report.machine.role.vllm"),
+    (re.compile(r"^runs `vllm` on PATH \((?P<path>.*)\)$"), "report.machine.role.vllm_on_path"),
 )
 
 
 def _role(role: str, lang: str) -> str:
     """Roles are stored in English (the JSON is for machines); shown in the reader's language."""
     if lang == "zh":
-        for pat, repl in _ROLES_ZH:
-            if pat.match(role):
-                return pat.sub(repl, role)
+        for pat, key in _ROLES:
+            m = pat.match(role)
+            if m:
+                return ui(key, lang, **m.groupdict())
     return role
 
 

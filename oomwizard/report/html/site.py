@@ -106,7 +106,7 @@ class Site:
             nav.append(f'<a href="{up}{lang}/{node_kind(self.kb, self.kb.start)}/{esc(self.kb.start)}.html">{esc(label("start", lang))}</a>')
         nav += [f'<a href="{up}{lang}/{page}">{esc(ot(key, lang))}</a>' for page, key in self.onboard_nav]
         switch = [
-            f'<a href="{up}{other}/{esc(path)}" hreflang="{HTML_LANG[other]}">{esc(LANG_NAMES[other])}</a>'
+            f'<a href="{up}{other}/{esc(path)}" hreflang="{HTML_LANG[other]}">{esc(LANG_NAMES[other](other))}</a>'
             for other in self.langs
             if other != lang
         ]
@@ -131,7 +131,7 @@ class Site:
 
     def root_index(self) -> None:
         items = "".join(
-            f'<li><a href="{lang}/index.html" hreflang="{HTML_LANG[lang]}">{esc(LANG_NAMES[lang])}</a> — {esc(label("kb", lang))}</li>'
+            f'<li><a href="{lang}/index.html" hreflang="{HTML_LANG[lang]}">{esc(LANG_NAMES[lang](lang))}</a> — {esc(label("kb", lang))}</li>'
             for lang in self.langs
         )
         title = label("kb", self.langs[0])

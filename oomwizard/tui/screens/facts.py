@@ -213,7 +213,7 @@ class FactsScreen(WizardScreen, FactsAware):
         try:
             fact = self.wizard.override_fact(name, raw)
         except FactValueError as e:
-            error.update(Content(_flat(str(e))))
+            error.update(Content(_flat(e.text(self.wizard.lang))))
             return
         self.notify(
             self.t("tui.facts.set", name=name, value=_flat(format_value(name, fact.value, self.wizard.lang))),

@@ -31,7 +31,7 @@ from ..widgets.checklist import ChecklistItem
 from ..widgets.commands import CommandBlock, FixCard
 from .base import TitleBar, WizardScreen
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'“])|(?<=[。！？])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'“])|(?<=[\u3002\uff01\uff1f])")
 
 
 def first_sentence(text: str, limit: int = 240) -> str:

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.widgets import Footer, Input, Select, Static
 
-from ...i18n import Text
+from ...i18n import msg
 from ...plan.errors import PlanError
 from ...plan.inputs import Inputs
 from ...plan.planner import Plan, plan
@@ -29,16 +29,14 @@ CAPACITY_LEAVES = frozenset({"kv-cache-too-small", "no-kv-cache-memory", "weight
                              "profile-run-oom", "cudagraph-capture"})
 
 T = {
-    "title": Text("Plan: {model}, vLLM {ver}, {gpu:.2f} GiB per GPU", "规划：{model}，vLLM {ver}，每卡 {gpu:.2f} GiB"),
-    "len": Text("max-model-len", "max-model-len"),
-    "util": Text("gpu-memory-utilization", "gpu-memory-utilization"),
-    "tp": Text("tensor-parallel-size", "tensor-parallel-size"),
-    "legend": Text("W weights  A activation  N non-torch  G CUDA graphs  K KV cache  . outside the budget",
-                   "W 权重  A 激活  N 非 torch  G CUDA 图  K KV 缓存  . 预算之外"),
-    "fits": Text("vLLM starts: {tokens:,} tokens of KV cache, {conc:.2f}x requests at max-model-len.",
-                 "vLLM 可以启动：KV 缓存 {tokens:,} 个 token，max-model-len 下并发 {conc:.2f}x。"),
-    "fails": Text("vLLM does not start: {error}", "vLLM 无法启动：{error}"),
-    "bad": Text("Not a number: {field}", "不是数字：{field}"),
+    "title": msg("tui.plan.title"),
+    "len": msg("tui.plan.len"),
+    "util": msg("tui.plan.util"),
+    "tp": msg("tui.plan.tp"),
+    "legend": msg("tui.plan.legend"),
+    "fits": msg("tui.plan.fits"),
+    "fails": msg("tui.plan.fails"),
+    "bad": msg("tui.plan.bad"),
 }
 
 
