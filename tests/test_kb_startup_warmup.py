@@ -208,3 +208,24 @@ def test_cudagraph_profile_log_walks_to_fewer_sizes_not_utilization() -> None:
     assert '"cudagraph_mode": "PIECEWISE"' in fixes and "--enforce-eager" in fixes
     assert "export VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS" not in fixes
     assert "--gpu-memory-utilization 0.9" not in fixes.replace("--gpu-memory-utilization 0.95", "")
+
+
+# --- neighbouring leaves ------------------------------------------------------------------------------
+
+
+def test_no_kv_memory_names_the_estimate_switch_per_release() -> None:
+    leaf = get_kb().leaves["no-kv-cache-memory"]
+    # 0.18-0.19 apply the estimate only when the operator set the variable to 1: unset it
+    old = leaf_text(leaf, facts(vllm_version="0.19.0", gpu_mem_total_bytes=80 * GIB))
+    assert "unset VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS" in old
+    assert "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0" not in old.split("Verify")[0]
+    new = leaf_text(leaf, facts(vllm_version="0.20.0", gpu_mem_total_bytes=80 * GIB))
+    assert "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0" in new
+    # a shorter capture list shrinks the estimate while keeping it in the budget
+    assert "--max-cudagraph-capture-size 256" in new
+
+
+def test_mrv2_warmup_leaf_says_the_gap_is_closed_on_0_33() -> None:
+    text = leaf_text(get_kb().leaves["sampler-warmup-mrv2"], facts(vllm_version="0.33.0"))
+    assert "On 0.33.0 the gap this leaf describes is closed" in text
+    assert "warmup_kernels() runs only with the JIT kernel warm-up on" in text
