@@ -63,6 +63,35 @@ CASES: dict[str, tuple[str, dict[str, Any], dict[str, tuple[str, bool]]]] = {
          "weights_gib": 43.9203, "oom_requested_bytes": b("2.50 GiB"), "gpu_memory_utilization": 0.95},
         {"weights_gib": ("Model loading took", False), "failure_phase": ("torch.OutOfMemoryError", False)},
     ),
+    "sampler_in_profile_0200.log": (
+        "profile-run-oom",
+        {"vllm_version": "0.20.0", "failure_phase": "profile_run", "sampler_dummy_requests": 1024},
+        {"failure_phase": ("warming up sampler", False)},
+    ),
+    "kernel_warmup_deepgemm_0200_dp8.log": (
+        "kernel-warmup-oom",
+        {"vllm_version": "0.20.0", "failure_phase": "kernel_warmup", "dp": 8, "kv_cache_gib": 37.12,
+         "oom_requested_bytes": b("4.03 GiB"), "oom_free_bytes": b("2.71 GiB"), "gpu_memory_utilization": 0.95},
+        {"failure_phase": ("torch.OutOfMemoryError", False), "kv_cache_gib": ("Available KV cache memory", False)},
+    ),
+    "kernel_warmup_flashinfer_autotune_0250_tp4.log": (
+        "kernel-warmup-oom",
+        {"vllm_version": "0.25.0", "failure_phase": "kernel_warmup", "tp": 4, "max_num_batched_tokens": 32768,
+         "oom_requested_bytes": b("3.75 GiB"), "failed_rank": 2},
+        {"failure_phase": ("torch.OutOfMemoryError", False)},
+    ),
+    "cudagraph_profile_0200_h100.log": (
+        "cudagraph-profile-oom",
+        {"vllm_version": "0.20.0", "failure_phase": "cudagraph_profile", "weights_gib": 67.7213,
+         "oom_requested_bytes": b("1.02 GiB"), "oom_private_pools_bytes": b("1.37 GiB")},
+        {"failure_phase": ("torch.OutOfMemoryError", False), "weights_gib": ("Model loading took", False)},
+    ),
+    "cudagraph_profile_0290_mrv2_tp2.log": (
+        "cudagraph-profile-oom",
+        {"vllm_version": "0.29.0", "failure_phase": "cudagraph_profile", "model_runner": "v2", "tp": 2,
+         "oom_requested_bytes": b("640.00 MiB")},
+        {"model_runner": ("Using V2 Model Runner", True)},
+    ),
     "profile_run_v0_066_journald.log": (
         "profile-run-oom",
         {"vllm_version": "0.6.6", "engine": "v0", "weights_gib": 14.9888, "max_model_len": 131072,

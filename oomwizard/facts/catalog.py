@@ -46,6 +46,8 @@ FAILURE_PHASES = (
     "sampler_warmup",
     "serving",
     "host_memory",
+    "cudagraph_profile",
+    "kernel_warmup",
 )
 MODEL_FAMILIES = (
     "deepseek_v3",

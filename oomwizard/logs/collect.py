@@ -120,7 +120,8 @@ def scanner(extra: tuple[bytes, ...] = ()) -> Scanner:
     return _scanner(extra, os.environ.get("OOMWIZARD_SCANNER", ""))
 
 
-_PHASE_ORDER = ["load_weights", "profile_run", "kv_cache_alloc", "graph_capture", "sampler_warmup", "serving"]
+_PHASE_ORDER = ["load_weights", "profile_run", "cudagraph_profile", "kv_cache_alloc", "kernel_warmup", "graph_capture",
+                "sampler_warmup", "serving"]
 _NCCL_OOM_RE = re.compile(r"Cuda failure\s*\d*\s*'out of memory'")
 
 

@@ -47,7 +47,8 @@ from .signatures import (
     Signature,
 )
 
-STARTUP_PHASES = ("load_weights", "profile_run", "kv_cache_alloc", "graph_capture", "sampler_warmup")
+STARTUP_PHASES = ("load_weights", "profile_run", "cudagraph_profile", "kv_cache_alloc", "kernel_warmup", "graph_capture",
+                  "sampler_warmup")
 """Phases a start-up mark can leave the engine in, where a cut traceback without frames of its own is placed."""
 MAX_EVIDENCE = 6
 MAX_REASONS = 5
@@ -59,6 +60,8 @@ PHASE_NAMES = {
     "kv_cache_alloc": Text("sizing and allocating the KV cache", "确定并分配 KV cache"),
     "graph_capture": Text("CUDA graph capture", "CUDA graph 捕获"),
     "sampler_warmup": Text("the sampler warm-up", "sampler 预热"),
+    "cudagraph_profile": Text("the CUDA graph memory profile (before the KV cache)", "CUDA graph 显存分析（KV cache 之前）"),
+    "kernel_warmup": Text("the kernel warm-up (DeepGEMM, FlashInfer autotune)", "kernel 预热（DeepGEMM、FlashInfer autotune）"),
     "serving": Text("serving requests", "处理请求"),
     "host_memory": Text("host memory", "主机内存"),
 }
@@ -205,11 +208,17 @@ def _allreduce(ctx: Context, base: float) -> list[Candidate]:
     ]
 
 
+_OWN_SCENARIO = {"kernel_warmup": "kernel-warmup-oom", "cudagraph_profile": "cudagraph-profile-oom"}
+"""Phases with one scenario and no refinement of their own."""
+
+
 def _by_phase(ctx: Context, phase: str, flags: set[str], base: float, how: Text) -> list[Candidate]:
     if phase == "sampler_warmup":
         return _sampler(ctx, flags, base, base - 0.06, how)
     if phase == "graph_capture":
         return _capture(ctx, flags, base, how)
+    if phase in _OWN_SCENARIO:
+        return [Candidate(_OWN_SCENARIO[phase], base, how)]
     if phase == "profile_run":
         out: list[Candidate] = []
         if "mm_encoder" in flags:

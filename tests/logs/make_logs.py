@@ -428,6 +428,182 @@ def _() -> list[str]:
     return out
 
 
+# --- kernel-warmup-oom ---------------------------------------------------------------------------------
+
+
+@log("kernel_warmup_deepgemm_0200_dp8.log")
+def _() -> list[str]:
+    """0.20.0, DeepSeek-V3 FP8 on 8 x H200 with data parallel 8 and expert parallel: the DeepGEMM
+    MoE warm-up sizes its buffers for 8 x max_num_batched_tokens x top-8 rows, after the KV cache."""
+    dp3 = "(EngineCore_DP3 pid=611) "
+    lines = [
+        "(APIServer pid=1) INFO 04-30 08:00:02 [api_server.py:1901] vLLM API server version 0.20.0",
+        "(APIServer pid=1) INFO 04-30 08:00:02 [utils.py:233] non-default args: {'model_tag': 'deepseek-ai/DeepSeek-V3', "
+        "'model': 'deepseek-ai/DeepSeek-V3', 'data_parallel_size': 8, 'enable_expert_parallel': True, "
+        "'gpu_memory_utilization': 0.95}",
+        "(APIServer pid=1) INFO 04-30 08:00:11 [model.py:560] Resolved architecture: DeepseekV3ForCausalLM",
+        f"{dp3}INFO 04-30 08:00:30 [core.py:98] Initializing a V1 LLM engine (v0.20.0) with config: "
+        "model='deepseek-ai/DeepSeek-V3', dtype=torch.bfloat16, max_seq_len=163840, tensor_parallel_size=1, "
+        "data_parallel_size=8, quantization=fp8, enforce_eager=False",
+        f"{dp3}INFO 04-30 08:03:12 [gpu_model_runner.py:4410] Model loading took 88.1460 GiB and 160.2 seconds",
+        f"{dp3}INFO 04-30 08:04:01 [gpu_worker.py:436] Available KV cache memory: 37.12 GiB",
+        f"{dp3}INFO 04-30 08:04:02 [kv_cache_utils.py:1314] GPU KV cache size: 567,104 tokens",
+        "DeepGEMM warmup:   3%|▎         | 41/1498 [00:02<01:15, 19.30it/s]",
+    ]
+    frames = [
+        f("vllm/v1/engine/core.py", 283, "_initialize_kv_caches", "self.model_executor.initialize_from_config(kv_cache_configs)"),
+        f("vllm/v1/executor/abstract.py", 124, "initialize_from_config", 'self.collective_rpc("compile_or_warm_up_model")'),
+        f("vllm/v1/executor/uniproc_executor.py", 80, "collective_rpc", "result = run_method(self.driver_worker, method, args, kwargs)"),
+        f("vllm/v1/serial_utils.py", 510, "run_method", "return func(*args, **kwargs)"),
+        f("vllm/v1/worker/gpu_worker.py", 586, "compile_or_warm_up_model", "kernel_warmup(self)"),
+        f("vllm/model_executor/warmup/kernel_warmup.py", 37, "kernel_warmup", "deep_gemm_warmup(model, max_tokens)"),
+        f("vllm/model_executor/warmup/deep_gemm_warmup.py", 372, "deep_gemm_warmup",
+          "deepgemm_grouped_fp8_gemm_nt_contiguous_warmup(model, max_tokens, pbar)"),
+        f("vllm/model_executor/warmup/deep_gemm_warmup.py", 329, "deepgemm_grouped_fp8_gemm_nt_contiguous_warmup",
+          "_deepgemm_grouped_fp8_gemm_nt_contiguous_warmup("),
+        f("vllm/model_executor/warmup/deep_gemm_warmup.py", 303, "_deepgemm_grouped_fp8_gemm_nt_contiguous_warmup", "_warmup(w, ws)"),
+        f("vllm/model_executor/warmup/deep_gemm_warmup.py", 288, "_warmup",
+          "out = torch.empty((MAX_M, n), device=device, dtype=torch.bfloat16)"),
+    ]
+    tb = traceback(frames, torch_oom("4.03 GiB", 3, "139.80 GiB", "2.71 GiB", "134.02 GiB", "1.21 GiB", this="137.07 GiB",
+                                     url="https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf"))
+    return lines + prefixed(f"{dp3}ERROR 04-30 08:04:05 [core.py:1093] ", ["EngineCore failed to start.", *tb])
+
+
+@log("kernel_warmup_flashinfer_autotune_0250_tp4.log")
+def _() -> list[str]:
+    """0.25.0 on 4 x H100 with max_num_batched_tokens raised to 32768: FlashInfer's autotuner runs a
+    32768-token dummy batch after the KV cache; one worker's traceback, the others' errors beside it."""
+    lines = [
+        "(APIServer pid=1) INFO 07-03 10:00:01 [api_server.py:2044] vLLM API server version 0.25.0",
+        "(APIServer pid=1) INFO 07-03 10:00:01 [utils.py:241] non-default args: {'model_tag': 'Qwen/Qwen3-235B-A22B-Instruct-2507-FP8', "
+        "'model': 'Qwen/Qwen3-235B-A22B-Instruct-2507-FP8', 'tensor_parallel_size': 4, 'max_num_batched_tokens': 32768, "
+        "'gpu_memory_utilization': 0.92}",
+        "(EngineCore pid=301) INFO 07-03 10:00:20 [core.py:101] Initializing a V1 LLM engine (v0.25.0) with config: "
+        "model='Qwen/Qwen3-235B-A22B-Instruct-2507-FP8', dtype=torch.bfloat16, max_seq_len=262144, tensor_parallel_size=4, "
+        "quantization=fp8, enforce_eager=False",
+    ]
+    lines += [f"(Worker_TP{r} pid={330 + r}) INFO 07-03 10:02:10 [gpu_model_runner.py:4880] Model loading took 54.8120 GiB and "
+              "98.4 seconds" for r in range(4)]
+    lines += [f"(Worker_TP{r} pid={330 + r}) INFO 07-03 10:02:58 [gpu_worker.py:491] Available KV cache memory: 12.41 GiB"
+              for r in range(4)]
+    lines.append("(EngineCore pid=301) INFO 07-03 10:03:00 [kv_cache_utils.py:1301] GPU KV cache size: 541,712 tokens")
+    frames = [
+        f("vllm/v1/executor/multiproc_executor.py", 802, "worker_busy_loop", "output = func(*args, **kwargs)"),
+        f("vllm/v1/worker/gpu_worker.py", 758, "compile_or_warm_up_model", "kernel_warmup(self)"),
+        f("vllm/model_executor/warmup/kernel_warmup.py", 95, "kernel_warmup", "flashinfer_autotune(worker.model_runner)"),
+        f("vllm/model_executor/warmup/kernel_warmup.py", 157, "flashinfer_autotune", "runner._dummy_run("),
+        f("torch/utils/_contextlib.py", 124, "decorate_context", "return func(*args, **kwargs)"),
+        f("vllm/v1/worker/gpu_model_runner.py", 6010, "_dummy_run", "outputs = self.model("),
+        *MODULE,
+        f("vllm/model_executor/layers/fused_moe/layer.py", 1702, "forward_impl", "final_hidden_states = self.quant_method.apply("),
+    ]
+    tb = traceback(frames, torch_oom("3.75 GiB", 2, "79.19 GiB", "1.62 GiB", "75.33 GiB", "812.40 MiB", this="77.56 GiB"))
+    lines += prefixed("(Worker_TP2 pid=332) ERROR 07-03 10:03:09 [multiproc_executor.py:812] ", ["WorkerProc hit an exception.", *tb])
+    lines.append("(EngineCore pid=301) ERROR 07-03 10:03:10 [core.py:1012] EngineCore failed to start.")
+    return lines
+
+
+# --- cudagraph-profile-oom -------------------------------------------------------------------------------
+
+
+@log("cudagraph_profile_0200_h100.log")
+def _() -> list[str]:
+    """0.20.0, a 70B FP8 model alone on one H100: the weights nearly fill it, and the CUDA graph
+    memory profile (before the KV cache) captures its two largest graphs per mode."""
+    ec = "(EngineCore pid=212) "
+    lines = [
+        "(APIServer pid=1) INFO 04-29 13:10:00 [api_server.py:1901] vLLM API server version 0.20.0",
+        "(APIServer pid=1) INFO 04-29 13:10:00 [utils.py:233] non-default args: {'model_tag': 'RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic', "
+        "'model': 'RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic', 'max_model_len': 16384, 'gpu_memory_utilization': 0.95}",
+        f"{ec}INFO 04-29 13:10:15 [core.py:98] Initializing a V1 LLM engine (v0.20.0) with config: "
+        "model='RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic', dtype=torch.bfloat16, max_seq_len=16384, tensor_parallel_size=1, "
+        "quantization=compressed-tensors, enforce_eager=False",
+        f"{ec}INFO 04-29 13:11:40 [gpu_model_runner.py:4410] Model loading took 67.7213 GiB and 80.1 seconds",
+        f"{ec}INFO 04-29 13:12:05 [gpu_model_runner.py:5962] Profiling CUDA graph memory: PIECEWISE=67 (largest=512), "
+        "FULL=35 (largest=256)",
+    ]
+    frames = [
+        f("vllm/v1/engine/core.py", 250, "_initialize_kv_caches", "available_gpu_memory = self.model_executor.determine_available_memory()"),
+        f("vllm/v1/executor/abstract.py", 147, "determine_available_memory", 'return self.collective_rpc("determine_available_memory")'),
+        f("vllm/v1/executor/uniproc_executor.py", 80, "collective_rpc", "result = run_method(self.driver_worker, method, args, kwargs)"),
+        f("vllm/v1/serial_utils.py", 510, "run_method", "return func(*args, **kwargs)"),
+        f("torch/utils/_contextlib.py", 124, "decorate_context", "return func(*args, **kwargs)"),
+        f("vllm/v1/worker/gpu_worker.py", 385, "determine_available_memory",
+          "cudagraph_memory_estimate = self.model_runner.profile_cudagraph_memory()"),
+        f("vllm/v1/worker/gpu_model_runner.py", 5992, "profile_cudagraph_memory", "self._warmup_and_capture("),
+        f("vllm/v1/worker/gpu_model_runner.py", 6163, "_warmup_and_capture", "self._dummy_run("),
+        f("torch/utils/_contextlib.py", 124, "decorate_context", "return func(*args, **kwargs)"),
+        f("vllm/v1/worker/gpu_model_runner.py", 5480, "_dummy_run", "outputs = self.model("),
+        f("vllm/compilation/cuda_graph.py", 318, "__call__", "with torch.cuda.graph(cudagraph, pool=self.graph_pool, stream=stream):"),
+    ]
+    tb = traceback(frames, torch_oom("1.02 GiB", 0, "79.19 GiB", "612.31 MiB", "76.02 GiB", "498.11 MiB", this="78.59 GiB",
+                                     pools="1.37 GiB"))
+    return lines + prefixed(f"{ec}ERROR 04-29 13:12:09 [core.py:1093] ", ["EngineCore failed to start.", *tb])
+
+
+@log("cudagraph_profile_0290_mrv2_tp2.log")
+def _() -> list[str]:
+    """0.29.0, model runner V2 (the default for every model): its CUDA graph profile runs
+    capture_model() into a throwaway pool before the KV cache; two ranks, colour codes left in."""
+    lines = [
+        f"(APIServer pid=1) {E}[32mINFO{E}[0m 09-10 06:00:00 [api_server.py:2101] vLLM API server version 0.29.0",
+        f"(APIServer pid=1) {E}[32mINFO{E}[0m 09-10 06:00:00 [utils.py:241] non-default args: {{'model_tag': 'Qwen/Qwen3-32B', "
+        "'model': 'Qwen/Qwen3-32B', 'tensor_parallel_size': 2, 'max_model_len': 40960}",
+        f"(EngineCore pid=88) {E}[32mINFO{E}[0m 09-10 06:00:12 [core.py:101] Initializing a V1 LLM engine (v0.29.0) with config: "
+        "model='Qwen/Qwen3-32B', dtype=torch.bfloat16, max_seq_len=40960, tensor_parallel_size=2, quantization=None, "
+        "enforce_eager=False",
+    ]
+    for r in range(2):
+        lines.append(f"(Worker_TP{r} pid={101 + r}) {E}[32mINFO{E}[0m 09-10 06:00:20 [gpu_worker.py:281] Using V2 Model Runner")
+    lines += [f"(Worker_TP{r} pid={101 + r}) {E}[32mINFO{E}[0m 09-10 06:01:02 [model_runner.py:452] Model loading took "
+              "30.5812 GiB and 38.7 seconds" for r in range(2)]
+    frames = [
+        f("vllm/v1/executor/multiproc_executor.py", 820, "worker_busy_loop", "output = func(*args, **kwargs)"),
+        f("torch/utils/_contextlib.py", 124, "decorate_context", "return func(*args, **kwargs)"),
+        f("vllm/v1/worker/gpu_worker.py", 570, "determine_available_memory",
+          "cudagraph_memory_estimate = self.model_runner.profile_cudagraph_memory()"),
+        f("vllm/v1/worker/gpu/model_runner.py", 898, "profile_cudagraph_memory", "return _profile_cudagraph_memory(self)"),
+        f("vllm/v1/worker/gpu/cudagraph_utils.py", 792, "profile_cudagraph_memory", "measured = int(runner.capture_model())"),
+        f("vllm/v1/worker/gpu/model_runner.py", 931, "capture_model", "self.cudagraph_manager.capture("),
+        f("vllm/v1/worker/gpu/cudagraph_utils.py", 317, "capture", "self._capture_graph(desc, mode)"),
+    ]
+    tb = traceback(frames, torch_oom("640.00 MiB", 1, "44.39 GiB", "402.19 MiB", "42.70 GiB", "211.06 MiB", this="43.98 GiB",
+                                     pools="896.00 MiB"))
+    lines += prefixed(f"(Worker_TP1 pid=102) {E}[31mERROR{E}[0m 09-10 06:01:15 [multiproc_executor.py:830] ",
+                      ["WorkerProc hit an exception.", *tb])
+    return lines
+
+
+# --- profile-run-oom: the sampler's wrapper raised inside profile_run() -----------------------------------
+
+
+@log("sampler_in_profile_0200.log")
+def _() -> list[str]:
+    """0.20.0: the sampler's out-of-memory wrapper raised at the end of profile_run(), before any KV
+    cache; no start-up line after the weights, only the traceback tells."""
+    ec = "(EngineCore pid=77) "
+    lines = [
+        "(APIServer pid=1) INFO 05-02 09:00:00 [api_server.py:1901] vLLM API server version 0.20.0",
+        f"{ec}INFO 05-02 09:00:14 [core.py:98] Initializing a V1 LLM engine (v0.20.0) with config: "
+        "model='google/gemma-3-27b-it', dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1, enforce_eager=False",
+    ]
+    frames = [
+        f("vllm/v1/engine/core.py", 250, "_initialize_kv_caches", "available_gpu_memory = self.model_executor.determine_available_memory()"),
+        f("vllm/v1/executor/abstract.py", 147, "determine_available_memory", 'return self.collective_rpc("determine_available_memory")'),
+        f("vllm/v1/executor/uniproc_executor.py", 80, "collective_rpc", "result = run_method(self.driver_worker, method, args, kwargs)"),
+        f("vllm/v1/serial_utils.py", 510, "run_method", "return func(*args, **kwargs)"),
+        f("torch/utils/_contextlib.py", 124, "decorate_context", "return func(*args, **kwargs)"),
+        f("vllm/v1/worker/gpu_worker.py", 370, "determine_available_memory", "self.model_runner.profile_run()"),
+        f("vllm/v1/worker/gpu_model_runner.py", 5855, "profile_run", "output = self._dummy_sampler_run(last_hidden_states)"),
+        f("torch/utils/_contextlib.py", 124, "decorate_context", "return func(*args, **kwargs)"),
+        f("vllm/v1/worker/gpu_model_runner.py", 5668, "_dummy_sampler_run", "raise RuntimeError("),
+    ]
+    tb = traceback(frames, "RuntimeError: CUDA out of memory occurred when warming up sampler with 1024 dummy requests. "
+                           "Please try lowering `max_num_seqs` or `gpu_memory_utilization` when initializing the engine.")
+    return lines + prefixed(f"{ec}ERROR 05-02 09:01:30 [core.py:1093] ", ["EngineCore failed to start.", *tb])
+
+
 # --- mrv2-cudagraph-profile-zero -------------------------------------------------------------------------
 
 

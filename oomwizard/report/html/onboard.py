@@ -54,8 +54,9 @@ def message_regex(text: str) -> str:
 def search_index(kb: KnowledgeBase, ob: Onboarding) -> str:
     from ...logs.signatures import SIGNATURES
 
+    # A rule that counts only under its traceback frames says nothing about a pasted line on its own.
     sigs = [{"src": js_regex(s.pattern.pattern), "scenario": s.scenario, "score": s.score, "triggers": list(s.triggers)}
-            for s in SIGNATURES if s.scenario in kb.scenarios]
+            for s in SIGNATURES if s.scenario in kb.scenarios and s.frames is None]
     sigs += [{"src": message_regex(m.text), "scenario": info.id, "score": MESSAGE_SCORE, "triggers": []}
              for info in ob.scenarios.values() for m in info.messages if m.kind == "error" and info.id in kb.scenarios]
     hay = {e.id: e.haystack for e in entries(kb, ob, "en")}
