@@ -112,6 +112,18 @@ _SPECS: list[FactSpec] = [
     FactSpec("alloc_conf_var", "str", Text("Variable the allocator setting comes from", "分配器配置来源变量")),
     FactSpec("expandable_segments", "bool", Text("expandable_segments enabled", "已启用 expandable_segments")),
     FactSpec("max_split_size_mb", "int", Text("max_split_size_mb", "max_split_size_mb")),
+    FactSpec(
+        "alloc_reset_after_load",
+        "str",
+        Text("Allocator options vLLM 0.21-0.30 resets after loading the weights",
+             "vLLM 0.21-0.30 在加载权重后重置的分配器选项"),
+    ),
+    FactSpec(
+        "alloc_conf_shadowed",
+        "str",
+        Text("Allocator variable torch ignores because an empty one is set ahead of it",
+             "因前面有一个已设置但为空的变量而被 torch 忽略的分配器变量"),
+    ),
     FactSpec("env_vllm_use_v1", "str", Text("VLLM_USE_V1 setting", "VLLM_USE_V1 设置")),
     FactSpec("env_vllm_use_v2_model_runner", "str", Text("VLLM_USE_V2_MODEL_RUNNER setting", "VLLM_USE_V2_MODEL_RUNNER 设置")),
     FactSpec("env_vllm_use_deep_gemm", "str", Text("VLLM_USE_DEEP_GEMM setting", "VLLM_USE_DEEP_GEMM 设置")),

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..text.redact import redact_env
 from ..versions import Version
+from .alloc_reset import lost_after_load, reset_note
 from .notes import note
 
 ENV_PREFIXES = ("VLLM_", "CUDA_", "NCCL_", "PYTORCH_", "TORCH_")
@@ -193,9 +194,10 @@ class TorchAllocRule:
 
 
 def torch_alloc_rule(torch_version: str | Version | None, platform: str | None = "cuda") -> TorchAllocRule:
-    """The precedence table. Sources: torch's ``CUDAAllocatorConfig`` (< 2.9), pytorch#183387
-    (2.9.1 ignores ``PYTORCH_ALLOC_CONF`` for CUDA), our H200 measurement on 2.11
-    (``PYTORCH_CUDA_ALLOC_CONF`` wins when both are set)."""
+    """The precedence table. Sources: torch's ``CUDAAllocatorConfig.h`` (< 2.9; 2.9.0 and 2.9.1 read
+    only ``PYTORCH_CUDA_ALLOC_CONF``; 2.10.0 falls back to ``PYTORCH_ALLOC_CONF`` only when the CUDA
+    variable is not set at all), our H200 measurement on 2.11 (``PYTORCH_CUDA_ALLOC_CONF`` wins when
+    both are set)."""
     tv = Version.try_parse(torch_version) if torch_version is not None else None
     hip_ignored = (HIP_VAR, "only ROCm builds of torch read it", "只有 ROCm 版 torch 读取它")
     if platform == "rocm":
@@ -230,25 +232,19 @@ def torch_alloc_rule(torch_version: str | Version | None, platform: str | None =
             ((ALLOC_VAR, "torch before 2.9 does not know it", "torch 2.9 之前不认识该变量"), hip_ignored),
         )
     if tv < _V("2.10"):
-        exact = tv.release == (2, 9, 1)
         return TorchAllocRule(
             (CUDA_VAR,),
-            "reported" if exact else "assumed",
-            (
-                f"torch {tv} silently ignores PYTORCH_ALLOC_CONF for CUDA (pytorch#183387)"
-                if exact
-                else f"torch {tv}: assumed to ignore PYTORCH_ALLOC_CONF for CUDA like 2.9.1 (pytorch#183387)"
-            ),
-            (
-                f"torch {tv} 在 CUDA 上会静默忽略 PYTORCH_ALLOC_CONF（pytorch#183387）"
-                if exact
-                else f"torch {tv}：推断与 2.9.1 一样在 CUDA 上忽略 PYTORCH_ALLOC_CONF（pytorch#183387）"
-            ),
+            "source",
+            f"torch {tv}: the CUDA caching allocator reads only PYTORCH_CUDA_ALLOC_CONF, for every option "
+            "(c10/cuda/CUDAAllocatorConfig.h@2.9.0 and @2.9.1); PYTORCH_ALLOC_CONF is ignored for CUDA, and the "
+            "new name only makes torch print a deprecation warning for the old one",
+            f"torch {tv}：CUDA 缓存分配器的所有选项都只读取 PYTORCH_CUDA_ALLOC_CONF"
+            "（c10/cuda/CUDAAllocatorConfig.h@2.9.0 与 @2.9.1）；PYTORCH_ALLOC_CONF 在 CUDA 上被忽略，新变量名只会让 torch 为旧变量名打印一条弃用警告",
             (
                 (
                     ALLOC_VAR,
-                    "torch 2.9.x ignores it for CUDA (pytorch#183387); only PYTORCH_CUDA_ALLOC_CONF takes effect",
-                    "torch 2.9.x 在 CUDA 上忽略它（pytorch#183387）；只有 PYTORCH_CUDA_ALLOC_CONF 生效",
+                    "torch 2.9.x reads only PYTORCH_CUDA_ALLOC_CONF for CUDA (CUDAAllocatorConfig.h@2.9.1, pytorch#183387)",
+                    "torch 2.9.x 在 CUDA 上只读取 PYTORCH_CUDA_ALLOC_CONF（CUDAAllocatorConfig.h@2.9.1，pytorch#183387）",
                 ),
                 hip_ignored,
             ),
@@ -257,15 +253,18 @@ def torch_alloc_rule(torch_version: str | Version | None, platform: str | None =
         return TorchAllocRule(
             (CUDA_VAR, ALLOC_VAR),
             "measured",
-            f"torch {tv} reads both; measured on an H200 with torch 2.11: PYTORCH_CUDA_ALLOC_CONF wins when both are set",
-            f"torch {tv} 两个都读取；在 H200 上用 torch 2.11 实测：两者都设置时 PYTORCH_CUDA_ALLOC_CONF 生效",
+            f"torch {tv} reads both; measured on an H200 with torch 2.11: PYTORCH_CUDA_ALLOC_CONF wins when both are set, even when it is empty",
+            f"torch {tv} 两个都读取；在 H200 上用 torch 2.11 实测：两者都设置时 PYTORCH_CUDA_ALLOC_CONF 生效，即使它是空的",
             (hip_ignored,),
         )
     return TorchAllocRule(
         (CUDA_VAR, ALLOC_VAR),
         "assumed",
-        f"torch {tv}: assumed to behave as measured on 2.11 (both read, PYTORCH_CUDA_ALLOC_CONF wins when both are set)",
-        f"torch {tv}：推断与 2.11 的实测一致（两个都读取，都设置时 PYTORCH_CUDA_ALLOC_CONF 生效）",
+        f"torch {tv}: assumed to behave as measured on 2.11 (both read, PYTORCH_CUDA_ALLOC_CONF wins when both are set, "
+        "even when empty); CUDA's own options read PYTORCH_ALLOC_CONF only when PYTORCH_CUDA_ALLOC_CONF is not set at all "
+        "(CUDAAllocatorConfig.h@2.10.0)",
+        f"torch {tv}：推断与 2.11 的实测一致（两个都读取，都设置时 PYTORCH_CUDA_ALLOC_CONF 生效，即使为空）；"
+        "CUDA 自身的选项只在 PYTORCH_CUDA_ALLOC_CONF 完全未设置时才读 PYTORCH_ALLOC_CONF（CUDAAllocatorConfig.h@2.10.0）",
         (hip_ignored,),
     )
 
@@ -293,6 +292,10 @@ class AllocDecision:
     notes: list[dict[str, str]] = field(default_factory=list)
     vllm_var: str | None = None
     vllm_value: str | None = None
+    shadowed_by_blank: str | None = None
+    """A variable with a setting that torch ignores because a set but empty one comes first."""
+    reset_after_load: tuple[str, ...] = ()
+    """Options vLLM 0.21-0.30 drops after loading (:mod:`.alloc_reset`), whatever the vLLM version."""
 
     @property
     def expandable_segments(self) -> bool:
@@ -322,7 +325,11 @@ def decide_alloc_conf(
     """Apply :func:`torch_alloc_rule` to the variables actually set in ``env``."""
     rule = torch_alloc_rule(torch_version, platform)
     present = {v: env[v] for v in ALLOC_VARS if env.get(v, "").strip()}
-    var = next((v for v in rule.reads if v in present), None)
+    # torch asks whether a variable is set, not whether it holds anything (c10::utils::get_env,
+    # c10/util/env.h@2.10.0): a blank variable ahead of another one in the order still hides it.
+    first_set = next((v for v in rule.reads if v in env), None)
+    blank = first_set if first_set is not None and first_set not in present else None
+    var = None if blank else next((v for v in rule.reads if v in present), None)
     value = present.get(var) if var else None
     certain = rule.certainty != "unknown" or var in (None, CUDA_VAR)
     parsed = parse_alloc_conf(value, var or CUDA_VAR)
@@ -331,11 +338,17 @@ def decide_alloc_conf(
     for v, val in present.items():
         if v == var:
             continue
+        if blank and v in rule.reads:
+            decision.shadowed_by_blank = v
+            reasons[v] = (
+                f"{blank} is set but empty, and torch still counts it as set: it comes first, so this one is ignored",
+                f"{blank} 已设置但为空，torch 仍视其为已设置：它优先，因此这个变量被忽略",
+            )
         en, zh = reasons.get(v, (f"{var} takes precedence", f"{var} 优先"))
         decision.ignored.append({"var": v, "value": val, "en": en, "zh": zh})
     for v in ALLOC_VARS:
         if v in env and not env[v].strip():
-            decision.notes.append(note("alloc_empty", f"{v} is set but empty (same as unset)", f"{v} 已设置但为空（等同于未设置）"))
+            decision.notes.append(_blank_note(v, decision.shadowed_by_blank if v == blank else None))
     if not certain:
         decision.notes.append(
             note(
@@ -356,7 +369,31 @@ def decide_alloc_conf(
                 )
             )
     _add_vllm_view(decision, present, vllm_version)
+    decision.reset_after_load = lost_after_load(decision.fields, env, platform)
+    reset = reset_note(decision.reset_after_load, vllm_version)
+    if reset is not None:
+        decision.notes.append(reset)
     return decision
+
+
+def _blank_note(var: str, shadowed: str | None) -> dict[str, str]:
+    """A set but empty variable: harmless alone, but it still counts as set (an image's ``ENV X=``)."""
+    if shadowed:
+        return note(
+            "alloc_empty",
+            f"{var} is set but empty, and torch still counts it as set: the setting in {shadowed} is ignored and the "
+            f"allocator runs with its defaults. Unset {var} (unset {var}) or put the options into it.",
+            f"{var} 已设置但为空，torch 仍视其为已设置：{shadowed} 中的配置被忽略，分配器按默认值运行。"
+            f"请取消 {var}（unset {var}），或把选项写进它。",
+            "warning",
+        )
+    return note(
+        "alloc_empty",
+        f"{var} is set but empty: torch uses its defaults. It still counts as set, so on torch 2.10+ an empty "
+        "PYTORCH_CUDA_ALLOC_CONF hides any PYTORCH_ALLOC_CONF added later.",
+        f"{var} 已设置但为空：torch 使用默认值。它仍算作已设置，因此在 torch 2.10+ 上，空的 PYTORCH_CUDA_ALLOC_CONF "
+        "会让之后再设置的 PYTORCH_ALLOC_CONF 失效。",
+    )
 
 
 def _add_vllm_view(decision: AllocDecision, present: Mapping[str, str], vllm_version: str | Version | None) -> None:
