@@ -68,3 +68,36 @@ def test_printed_setting_names_what_0_25_still_drops():
     later = resolve("alloc_conf_expandable_on", facts(vllm_version="0.31.0", alloc_conf=GC,
                                                       alloc_reset_after_load="garbage_collection_threshold"))
     assert "still resets" not in later.why.en
+
+
+# --- a KV connector the refusal cannot see --------------------------------------------------------
+
+KV = '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'
+
+
+def test_engine_settings_carry_the_kv_connector():
+    from oomwizard.facts.processes import engine_settings, parse_engine_args
+
+    args, pos = parse_engine_args(["serve", "m", "--kv-transfer-config", KV])
+    assert engine_settings(args, pos[1:], "vllm serve")["kv_transfer_config"] == KV
+
+
+@pytest.mark.parametrize(
+    ("env", "warned"),
+    [
+        # torch 2.13 takes the option from PYTORCH_ALLOC_CONF; vLLM's refusal reads only the CUDA name
+        ({ALLOC_VAR: "expandable_segments:True"}, True),
+        # the refusal sees this one and stops the server with its own message
+        ({CUDA_VAR: "expandable_segments:True"}, False),
+        # torch takes PYTORCH_CUDA_ALLOC_CONF first: expandable segments are off
+        ({CUDA_VAR: "expandable_segments:False", ALLOC_VAR: "expandable_segments:True"}, False),
+        ({}, False),
+    ],
+)
+def test_unguarded_kv_connector(env, warned):
+    from oomwizard.facts.kv_connector import unguarded
+
+    d = decide_alloc_conf(env, "2.13.0", "cuda", "0.30.0")
+    got = unguarded({"kv_transfer_config": KV}, env, d.expandable_segments)
+    assert (got is not None) is warned
+    assert unguarded({}, env, d.expandable_segments) is None

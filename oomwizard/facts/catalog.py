@@ -138,6 +138,7 @@ _SPECS: list[FactSpec] = [
         Text("Hybrid or attention-free model (Mamba, linear attention)", "混合架构或无注意力模型（Mamba、线性注意力）"),
     ),
     FactSpec("is_multimodal", "bool", Text("Multimodal model", "多模态模型")),
+    FactSpec("kv_transfer_config", "str", Text("KV connector (--kv-transfer-config)", "KV connector（--kv-transfer-config）")),
     FactSpec("quantization", "str", Text("Quantization", "量化方式")),
     FactSpec("dtype", "str", Text("Model dtype", "模型数据类型")),
     FactSpec("vocab_size", "int", Text("Vocabulary size", "词表大小")),

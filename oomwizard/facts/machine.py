@@ -29,6 +29,7 @@ from .env import collect_env, decide_alloc_conf
 from .envfiles import read_env
 from .gpu import default_proc_root, link_summary, map_visible, read_nvml
 from .host import read_host
+from .kv_connector import unguarded
 from .model import Fact, FactSet
 from .notes import note
 from .packages import (
@@ -323,6 +324,10 @@ def _notes(data: Mapping[str, Any]) -> list[dict[str, str]]:
             )
         )
     for s in servers:
+        if s.get("env") is not None:
+            kv = unguarded(s.get("settings") or {}, s["env"], _allocator(data, s["env"]).expandable_segments)
+            if kv is not None:
+                out.append(kv)
         if s.get("env_error"):
             out.append(
                 note(
