@@ -202,6 +202,16 @@ CASES: dict[str, tuple[str, dict[str, Any], dict[str, tuple[str, bool]]]] = {
         {"vllm_version": "0.9.2", "failure_phase": "profile_run"},
         {"failure_phase": ("Error in memory profiling", False)},
     ),
+    "prompt_logprobs_v1_0250.log": (
+        "runtime-oom-logprobs",
+        {"vllm_version": "0.25.0", "failure_phase": "serving", "model_runner": "v1", "max_num_batched_tokens": 32768},
+        {"oom_requested_bytes": ("torch.OutOfMemoryError", False)},
+    ),
+    "prompt_logprobs_all_mrv2_0290.log": (
+        "runtime-oom-logprobs",
+        {"vllm_version": "0.29.0", "failure_phase": "serving", "model_runner": "v2", "oom_requested_bytes": b("23.48 GiB")},
+        {},
+    ),
     "mm_encoder_runtime_v1_0250.log": (
         "runtime-oom-multimodal",
         {"vllm_version": "0.25.0", "failure_phase": "serving", "model_runner": "v1", "oom_requested_bytes": b("4.63 GiB")},

@@ -59,3 +59,23 @@ def test_a_multimodal_model_serving_oom_is_suggested_the_multimodal_choice():
     done = walk_to(facts(vllm_version="0.26.0", failure_phase="serving", is_multimodal=True))
     step = next(s for s in done.path if s.question == "serving_feature")
     assert step.answer == "multimodal" and done.leaf.id == "runtime-oom-multimodal"
+
+
+# --- prompt logprobs, by the frames that compute them ----------------------------------------------
+
+
+def test_prompt_logprobs_on_the_v1_runner_cap_the_step():
+    diag, done = _walk("prompt_logprobs_v1_0250.log")
+    assert diag.facts.value("diagnosis") == "runtime-oom-logprobs"
+    assert done.leaf.id == "runtime-oom-logprobs"
+    assert next(s for s in done.path if s.question == "serving_feature").answer == "prompt_logprobs"
+    ok, cmd = script("runtime-oom-logprobs", "step-sized-for-logits", done.facts)
+    assert ok and "--max-num-batched-tokens" in cmd and "--max-num-batched-tokens 32768" not in cmd
+
+
+def test_whole_vocabulary_prompt_logprobs_go_back_to_the_default_limit():
+    """0.29.0 under model runner V2 with --max-logprobs -1: the fix that bounds the output is the limit."""
+    diag, done = _walk("prompt_logprobs_all_mrv2_0290.log")
+    assert diag.facts.value("model_runner") == "v2" and done.leaf.id == "runtime-oom-logprobs"
+    ok, cmd = script("runtime-oom-logprobs", "cap-logprobs", done.facts)
+    assert ok and "--max-logprobs 20" in cmd and "--max-logprobs -1" not in cmd

@@ -921,6 +921,58 @@ def _() -> list[str]:
     return [f"vllm-openai-1  | {ln}" for ln in lines]
 
 
+# --- runtime-oom-logprobs -------------------------------------------------------------------------------------
+
+
+def _eval_server(version: str, extra_args: str) -> list[str]:
+    """An 8B server scored by an evaluation harness (echo with prompt logprobs)."""
+    api, core = "(APIServer pid=1) ", "(EngineCore_DP0 pid=188) "
+    model = "meta-llama/Llama-3.1-8B-Instruct"
+    return [
+        f"{api}INFO 11-21 14:00:03 [api_server.py:1952] vLLM API server version {version}",
+        f"{api}INFO 11-21 14:00:03 [utils.py:253] non-default args: {{'model_tag': '{model}', 'model': '{model}', "
+        f"'max_model_len': 32768, 'max_num_batched_tokens': 32768{extra_args}}}",
+        f"{core}INFO 11-21 14:00:20 [core.py:98] Initializing a V1 LLM engine (v{version}) with config: model='{model}', "
+        "dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1",
+        f"{core}INFO 11-21 14:00:49 [gpu_model_runner.py:4021] Model loading took 14.99 GiB memory and 18.40 seconds",
+        f"{core}INFO 11-21 14:01:12 [gpu_worker.py:436] Available KV cache memory: 52.37 GiB",
+        f"{core}INFO 11-21 14:01:40 [core.py:299] init engine (profile, create kv cache, warmup model) took 80.31 seconds",
+        f"{api}INFO:     Application startup complete.",
+        f"{api}INFO:     127.0.0.1:51324 - \"POST /v1/completions HTTP/1.1\" 200 OK",
+    ]
+
+
+_LP = "(EngineCore_DP0 pid=188) ERROR 11-21 14:06:02 [core.py:1031] "
+
+
+@log("prompt_logprobs_v1_0250.log")
+def _() -> list[str]:
+    """0.25.0, V1 runner, 32K-token steps: a harness asks for prompt logprobs on long documents."""
+    tb = traceback(
+        [f("vllm/v1/engine/core.py", 1049, "run_busy_loop", "self._process_engine_step()"),
+         f("vllm/v1/worker/gpu_worker.py", 1040, "sample_tokens", "return self.model_runner.sample_tokens(grammar_output)"),
+         f("vllm/v1/worker/gpu_model_runner.py", 4628, "sample_tokens", ") = self._bookkeeping_sync("),
+         f("vllm/v1/worker/gpu_model_runner.py", 3753, "_bookkeeping_sync", "prompt_logprobs_dict = self._get_prompt_logprobs_dict("),
+         f("vllm/v1/worker/gpu_model_runner.py", 5598, "_get_prompt_logprobs_dict", "logprobs = self.sampler.compute_logprobs(logits)"),
+         f("vllm/v1/sample/sampler.py", 306, "compute_logprobs", "return logits.log_softmax(dim=-1, dtype=torch.float32)")],
+        torch_oom("15.66 GiB", 0, "79.19 GiB", "9.87 GiB", "68.41 GiB", "402.11 MiB", this="69.30 GiB"))
+    return [*_eval_server("0.25.0", ""), *prefixed(_LP, ["EngineCore encountered a fatal error.", *tb])]
+
+
+@log("prompt_logprobs_all_mrv2_0290.log")
+def _() -> list[str]:
+    """0.29.0, model runner V2 with --max-logprobs -1: prompt_logprobs=-1 concatenates whole-vocabulary rows."""
+    tb = traceback(
+        [f("vllm/v1/engine/core.py", 1049, "run_busy_loop", "self._process_engine_step()"),
+         f("vllm/v1/worker/gpu_worker.py", 1105, "sample_tokens", "return self.model_runner.sample_tokens(grammar_output)"),
+         f("vllm/v1/worker/gpu/model_runner.py", 1875, "sample_tokens", "prompt_logprobs_dict = self.prompt_logprobs_worker.compute_prompt_logprobs("),
+         f("vllm/v1/worker/gpu/sample/prompt_logprob.py", 82, "compute_prompt_logprobs", "compute_prompt_logprobs_with_chunking("),
+         f("vllm/v1/worker/gpu/sample/prompt_logprob.py", 233, "compute_prompt_logprobs_with_chunking",
+           "token_ids = torch.cat(token_ids, dim=0) if len(token_ids) > 1 else token_ids[0]")],
+        torch_oom("23.48 GiB", 0, "79.19 GiB", "11.02 GiB", "67.20 GiB", "388.00 MiB", this="68.15 GiB"))
+    return [*_eval_server("0.29.0", ", 'max_logprobs': -1"), *prefixed(_LP, ["EngineCore encountered a fatal error.", *tb])]
+
+
 # --- runtime-oom-multimodal ------------------------------------------------------------------------------------
 
 _VL = "Qwen/Qwen2.5-VL-32B-Instruct"
