@@ -101,3 +101,10 @@ def test_unguarded_kv_connector(env, warned):
     got = unguarded({"kv_transfer_config": KV}, env, d.expandable_segments)
     assert (got is not None) is warned
     assert unguarded({}, env, d.expandable_segments) is None
+
+
+def test_printed_setting_explains_an_empty_cuda_variable():
+    data = {"packages": {"versions": {"torch": "2.11.0"}}, "env": {CUDA_VAR: "", ALLOC_VAR: "expandable_segments:True"}}
+    r = resolve("alloc_conf_expandable_on", facts_from_data(data))
+    assert r.value == "expandable_segments:True"
+    assert "set but empty" in r.why.en and ALLOC_VAR in r.why.en and "已设置但为空" in r.why.zh

@@ -81,6 +81,18 @@ def _computed(facts: FactSet, enabled: bool) -> Computed:
             ),
             ("alloc_conf", "alloc_reset_after_load"),
         )
+    shadowed = facts.value("alloc_conf_shadowed")
+    if shadowed:
+        return Computed(
+            value,
+            Text(
+                f"{KEY}:{enabled}; PYTORCH_CUDA_ALLOC_CONF is set but empty ({_src(facts, 'alloc_conf_shadowed')}), so torch "
+                f"ignored {shadowed}: this export fills it; copy the options you had in {shadowed} after a comma",
+                f"{KEY}:{enabled}；PYTORCH_CUDA_ALLOC_CONF 已设置但为空（{_src(facts, 'alloc_conf_shadowed')}），所以 torch "
+                f"忽略了 {shadowed}：这条 export 会填上它；请把你在 {shadowed} 中的选项用逗号接在后面",
+            ),
+            ("alloc_conf_shadowed",),
+        )
     return Computed(
         value,
         Text(
