@@ -87,8 +87,8 @@ def test_lowercase_true_still_means_on():
 TABLE = [
     ("2.5.1", "cuda", (CUDA_VAR,), "source", True),
     ("2.8.0+cu128", "cuda", (CUDA_VAR,), "source", True),
-    ("2.9.0", "cuda", (CUDA_VAR,), "assumed", True),
-    ("2.9.1+cu128", "cuda", (CUDA_VAR,), "reported", True),
+    ("2.9.0", "cuda", (CUDA_VAR,), "source", True),
+    ("2.9.1+cu128", "cuda", (CUDA_VAR,), "source", True),
     ("2.10.0", "cuda", (CUDA_VAR, ALLOC_VAR), "assumed", False),
     ("2.11.0+cu130", "cuda", (CUDA_VAR, ALLOC_VAR), "measured", False),
     ("2.13.0", "cuda", (CUDA_VAR, ALLOC_VAR), "assumed", False),
@@ -159,8 +159,8 @@ def test_ignored_variable_is_explained():
         {
             "var": ALLOC_VAR,
             "value": ON,
-            "en": "torch 2.9.x ignores it for CUDA (pytorch#183387); only PYTORCH_CUDA_ALLOC_CONF takes effect",
-            "zh": "torch 2.9.x 在 CUDA 上忽略它（pytorch#183387）；只有 PYTORCH_CUDA_ALLOC_CONF 生效",
+            "en": "torch 2.9.x reads only PYTORCH_CUDA_ALLOC_CONF for CUDA (CUDAAllocatorConfig.h@2.9.1, pytorch#183387)",
+            "zh": "torch 2.9.x 在 CUDA 上只读取 PYTORCH_CUDA_ALLOC_CONF（CUDAAllocatorConfig.h@2.9.1，pytorch#183387）",
         }
     ]
     assert "alloc_ignored" in [n["code"] for n in d.notes]
@@ -186,10 +186,36 @@ def test_rocm_reads_hip_when_cuda_name_unset():
     assert d.var == CUDA_VAR
 
 
-def test_empty_value_counts_as_unset():
+def test_empty_value_alone_gives_torch_defaults():
     d = decide_alloc_conf({CUDA_VAR: "  "}, "2.11.0")
-    assert d.var is None
-    assert "alloc_empty" in [n["code"] for n in d.notes]
+    assert d.var is None and d.shadowed_by_blank is None
+    assert [n["level"] for n in d.notes if n["code"] == "alloc_empty"] == ["info"]
+
+
+@pytest.mark.parametrize("tv", ["2.10.0", "2.11.0+cu130", "2.13.0", None])
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_empty_cuda_variable_hides_the_new_name(tv, blank):
+    """An image's ``ENV PYTORCH_CUDA_ALLOC_CONF=`` still counts as set (get_env, env.h@2.10.0), so
+    torch 2.10+ never looks at PYTORCH_ALLOC_CONF: expandable segments stay off."""
+    d = decide_alloc_conf({CUDA_VAR: blank, ALLOC_VAR: ON}, tv)
+    assert d.var is None and d.expandable_segments is False and d.certain is True
+    assert d.shadowed_by_blank == ALLOC_VAR
+    assert [ig["var"] for ig in d.ignored] == [ALLOC_VAR]
+    warn = [n for n in d.notes if n["code"] == "alloc_empty"]
+    assert len(warn) == 1 and warn[0]["level"] == "warning"
+    assert ALLOC_VAR in warn[0]["en"] and f"unset {CUDA_VAR}" in warn[0]["en"] and ALLOC_VAR in warn[0]["zh"]
+
+
+def test_empty_cuda_variable_on_torch_2_9_is_not_the_reason():
+    """On 2.9.x PYTORCH_ALLOC_CONF is ignored for CUDA whatever the other variable holds."""
+    d = decide_alloc_conf({CUDA_VAR: "", ALLOC_VAR: ON}, "2.9.1")
+    assert d.shadowed_by_blank is None
+    assert "2.9.x" in d.ignored[0]["en"]
+
+
+def test_empty_new_name_does_not_hide_the_cuda_one():
+    d = decide_alloc_conf({CUDA_VAR: ON, ALLOC_VAR: ""}, "2.11.0")
+    assert d.var == CUDA_VAR and d.expandable_segments is True and d.shadowed_by_blank is None
 
 
 # --- what vLLM itself reads ---------------------------------------------------------------------

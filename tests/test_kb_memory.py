@@ -362,7 +362,11 @@ def test_logprobs_leaf_states_the_v2_chunking_as_verified() -> None:
 
 def test_a_multimodal_server_that_dies_at_run_time_reaches_the_multimodal_leaf() -> None:
     # v1/worker/gpu/model_runner.py@0.26.0 profiles no encoder under V2; @0.27.0 does
-    assert leaf_for(facts(failure_phase="serving", vllm_version="0.26.0", is_multimodal=True)).id == "multimodal-profile"
+    assert leaf_for(facts(failure_phase="serving", vllm_version="0.26.0", is_multimodal=True)).id == "runtime-oom-multimodal"
+    # gpu/mm/encoder_runner.py@0.15.0: V2 (opt-in) runs multimodal models from 0.15.0
+    ok, cmd = script("multimodal-profile", "v1-runner-profiles-the-encoder", facts(vllm_version="0.15.0"))
+    assert ok and "export VLLM_USE_V2_MODEL_RUNNER=0" in cmd
+    assert not script("multimodal-profile", "v1-runner-profiles-the-encoder", facts(vllm_version="0.14.0"))[0]
     ok, cmd = script("multimodal-profile", "v1-runner-profiles-the-encoder", facts(vllm_version="0.26.0"))
     assert ok and "export VLLM_USE_V2_MODEL_RUNNER=0" in cmd
     assert not script("multimodal-profile", "v1-runner-profiles-the-encoder", facts(vllm_version="0.27.0"))[0]

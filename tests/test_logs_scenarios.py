@@ -231,6 +231,31 @@ CASES: dict[str, tuple[str, dict[str, Any], dict[str, tuple[str, bool]]]] = {
         {"vllm_version": "0.9.2", "failure_phase": "profile_run"},
         {"failure_phase": ("Error in memory profiling", False)},
     ),
+    "prompt_logprobs_v1_0250.log": (
+        "runtime-oom-logprobs",
+        {"vllm_version": "0.25.0", "failure_phase": "serving", "model_runner": "v1", "max_num_batched_tokens": 32768},
+        {"oom_requested_bytes": ("torch.OutOfMemoryError", False)},
+    ),
+    "prompt_logprobs_all_mrv2_0290.log": (
+        "runtime-oom-logprobs",
+        {"vllm_version": "0.29.0", "failure_phase": "serving", "model_runner": "v2", "oom_requested_bytes": b("23.48 GiB")},
+        {},
+    ),
+    "mm_encoder_runtime_v1_0250.log": (
+        "runtime-oom-multimodal",
+        {"vllm_version": "0.25.0", "failure_phase": "serving", "model_runner": "v1", "oom_requested_bytes": b("4.63 GiB")},
+        {"oom_requested_bytes": ("torch.OutOfMemoryError", False)},
+    ),
+    "mm_encoder_runtime_mrv2_0260.log": (
+        "runtime-oom-multimodal",
+        {"vllm_version": "0.26.0", "failure_phase": "serving", "model_runner": "v2"},
+        {"model_runner": ("Using V2 Model Runner", False)},
+    ),
+    "mm_encoder_profile_mrv2_0270.log": (
+        "multimodal-profile",
+        {"vllm_version": "0.27.0", "failure_phase": "profile_run", "model_runner": "v2"},
+        {},
+    ),
     "runtime_oom_0110_tp2.log": (
         "runtime-oom",
         {"vllm_version": "0.11.0", "failed_rank": 1, "failure_phase": "serving", "max_num_batched_tokens": 65536,

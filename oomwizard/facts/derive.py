@@ -176,8 +176,14 @@ def _env_facts(env: Mapping[str, str], data: Mapping[str, Any], where: str, kind
         _add(out, "alloc_conf_var", decision.var, src, kind)
         _add(out, "expandable_segments", decision.expandable_segments, src, kind)
         _add(out, "max_split_size_mb", decision.fields.get("max_split_size_mb") if isinstance(decision.fields.get("max_split_size_mb"), int) else None, src, kind)
+        if decision.reset_after_load:
+            _add(out, "alloc_reset_after_load", ",".join(decision.reset_after_load), src, kind)
     elif decision.var is None:
-        _add(out, "expandable_segments", False, f"{where}: no allocator variable set (torch default)", kind)
+        why = f"{where}: no allocator variable set (torch default)"
+        if decision.shadowed_by_blank:
+            why = f"{where}: an empty allocator variable hides {decision.shadowed_by_blank} (what {torch_src} uses)"
+            _add(out, "alloc_conf_shadowed", decision.shadowed_by_blank, why, kind)
+        _add(out, "expandable_segments", False, why, kind)
     for fact, var in (("env_vllm_use_v1", "VLLM_USE_V1"), ("env_vllm_use_v2_model_runner", "VLLM_USE_V2_MODEL_RUNNER"), ("env_vllm_use_deep_gemm", "VLLM_USE_DEEP_GEMM")):
         if var in env:
             _add(out, fact, env[var], f"{where} {var}", kind)

@@ -15,6 +15,7 @@ from typing import Any
 from ..i18n import LANGS, both, ui
 from ..text.redact import redact_env
 from ..versions import Version
+from .alloc_reset import lost_after_load, reset_note
 from .notes import note
 
 ENV_PREFIXES = ("VLLM_", "CUDA_", "NCCL_", "PYTORCH_", "TORCH_")
@@ -188,9 +189,10 @@ class TorchAllocRule:
 
 
 def torch_alloc_rule(torch_version: str | Version | None, platform: str | None = "cuda") -> TorchAllocRule:
-    """The precedence table. Sources: torch's ``CUDAAllocatorConfig`` (< 2.9), pytorch#183387
-    (2.9.1 ignores ``PYTORCH_ALLOC_CONF`` for CUDA), our H200 measurement on 2.11
-    (``PYTORCH_CUDA_ALLOC_CONF`` wins when both are set)."""
+    """The precedence table. Sources: torch's ``CUDAAllocatorConfig.h`` (< 2.9; 2.9.0 and 2.9.1 read
+    only ``PYTORCH_CUDA_ALLOC_CONF``; 2.10.0 falls back to ``PYTORCH_ALLOC_CONF`` only when the CUDA
+    variable is not set at all), our H200 measurement on 2.11 (``PYTORCH_CUDA_ALLOC_CONF`` wins when
+    both are set)."""
     tv = Version.try_parse(torch_version) if torch_version is not None else None
     hip_ignored = (HIP_VAR, *both("facts.env.hip_only_rocm"))
     if platform == "rocm":
@@ -221,13 +223,12 @@ def torch_alloc_rule(torch_version: str | Version | None, platform: str | None =
             ((ALLOC_VAR, *both("facts.env.alloc_var_before_2_9")), hip_ignored),
         )
     if tv < _V("2.10"):
-        exact = tv.release == (2, 9, 1)
         return TorchAllocRule(
             (CUDA_VAR,),
-            "reported" if exact else "assumed",
-            *both("facts.env.torch_2_9_1_ignores" if exact else "facts.env.torch_2_9_assumed_ignores", tv=tv),
+            "source",
+            *both("facts.env.torch_2_9_reads_cuda_only", tv=tv),
             (
-                (ALLOC_VAR, *both("facts.env.alloc_var_2_9_ignored")),
+                (ALLOC_VAR, *both("facts.env.alloc_var_2_9_cuda_only")),
                 hip_ignored,
             ),
         )
@@ -235,13 +236,13 @@ def torch_alloc_rule(torch_version: str | Version | None, platform: str | None =
         return TorchAllocRule(
             (CUDA_VAR, ALLOC_VAR),
             "measured",
-            *both("facts.env.torch_tv_reads_both", tv=tv),
+            *both("facts.env.torch_2_11_measured", tv=tv),
             (hip_ignored,),
         )
     return TorchAllocRule(
         (CUDA_VAR, ALLOC_VAR),
         "assumed",
-        *both("facts.env.torch_tv_assumed_to", tv=tv),
+        *both("facts.env.torch_assumed_as_2_11", tv=tv),
         (hip_ignored,),
     )
 
@@ -269,6 +270,10 @@ class AllocDecision:
     notes: list[dict[str, str]] = field(default_factory=list)
     vllm_var: str | None = None
     vllm_value: str | None = None
+    shadowed_by_blank: str | None = None
+    """A variable with a setting that torch ignores because a set but empty one comes first."""
+    reset_after_load: tuple[str, ...] = ()
+    """Options vLLM 0.21-0.30 drops after loading (:mod:`.alloc_reset`), whatever the vLLM version."""
 
     @property
     def expandable_segments(self) -> bool:
@@ -298,7 +303,11 @@ def decide_alloc_conf(
     """Apply :func:`torch_alloc_rule` to the variables actually set in ``env``."""
     rule = torch_alloc_rule(torch_version, platform)
     present = {v: env[v] for v in ALLOC_VARS if env.get(v, "").strip()}
-    var = next((v for v in rule.reads if v in present), None)
+    # torch asks whether a variable is set, not whether it holds anything (c10::utils::get_env,
+    # c10/util/env.h@2.10.0): a blank variable ahead of another one in the order still hides it.
+    first_set = next((v for v in rule.reads if v in env), None)
+    blank = first_set if first_set is not None and first_set not in present else None
+    var = None if blank else next((v for v in rule.reads if v in present), None)
     value = present.get(var) if var else None
     certain = rule.certainty != "unknown" or var in (None, CUDA_VAR)
     parsed = parse_alloc_conf(value, var or CUDA_VAR)
@@ -307,11 +316,14 @@ def decide_alloc_conf(
     for v, val in present.items():
         if v == var:
             continue
+        if blank and v in rule.reads:
+            decision.shadowed_by_blank = v
+            reasons[v] = both("facts.env.blank_comes_first", blank=blank)
         en, zh = reasons.get(v, both("facts.env.takes_precedence", var=var))
         decision.ignored.append({"var": v, "value": val, "en": en, "zh": zh})
     for v in ALLOC_VARS:
         if v in env and not env[v].strip():
-            decision.notes.append(note("alloc_empty", *both("facts.env.alloc_empty", v=v)))
+            decision.notes.append(_blank_note(v, decision.shadowed_by_blank if v == blank else None))
     if not certain:
         decision.notes.append(
             note(
@@ -331,7 +343,25 @@ def decide_alloc_conf(
                 )
             )
     _add_vllm_view(decision, present, vllm_version)
+    decision.reset_after_load = lost_after_load(decision.fields, env, platform)
+    reset = reset_note(decision.reset_after_load, vllm_version)
+    if reset is not None:
+        decision.notes.append(reset)
     return decision
+
+
+def _blank_note(var: str, shadowed: str | None) -> dict[str, str]:
+    """A set but empty variable: harmless alone, but it still counts as set (an image's ``ENV X=``)."""
+    if shadowed:
+        return note(
+            "alloc_empty",
+            *both("facts.env.alloc_empty_hides", var=var, shadowed=shadowed),
+            "warning",
+        )
+    return note(
+        "alloc_empty",
+        *both("facts.env.alloc_empty_set", var=var),
+    )
 
 
 def _add_vllm_view(decision: AllocDecision, present: Mapping[str, str], vllm_version: str | Version | None) -> None:

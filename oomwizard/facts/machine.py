@@ -28,6 +28,7 @@ from .env import collect_env
 from .envfiles import read_env
 from .gpu import default_proc_root, read_nvml
 from .host import read_host
+from .kv_connector import unguarded
 from .model import FactSet
 from .notes import machine_notes, note
 from .packages import (
@@ -161,6 +162,7 @@ def detect_machine(
         if s.get("env") is not None:
             s["allocator"] = allocator_for(data, s["env"]).to_json()
     notes.extend(machine_notes(data))
+    notes.extend(_kv_connector_notes(data))
     timings["total"] = round((time.perf_counter() - t0) * 1000, 2)
     data["timings_ms"] = timings
     return MachineReport(data, facts_from_data(data))
@@ -236,3 +238,14 @@ def _attribute_gpu_processes(data: dict[str, Any]) -> None:
         for p in g.get("processes") or []:
             if p["pid"] in owner:
                 p["owner"] = owner[p["pid"]]
+
+
+def _kv_connector_notes(data: Mapping[str, Any]) -> list[dict[str, str]]:
+    """A running server with a KV connector whose expandable segments vLLM's own check cannot see."""
+    out = []
+    for s in data["processes"]["servers"]:
+        if s.get("env") is not None:
+            kv = unguarded(s.get("settings") or {}, s["env"], allocator_for(data, s["env"]).expandable_segments)
+            if kv is not None:
+                out.append(kv)
+    return out

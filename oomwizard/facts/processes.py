@@ -333,7 +333,7 @@ def engine_settings(args: Mapping[str, Any], positionals: Sequence[str], entrypo
                 s[fact] = float(raw)
         except ValueError:
             pass
-    for fact in ("kv_cache_dtype", "quantization", "dtype", "limit_mm_per_prompt"):
+    for fact in ("kv_cache_dtype", "quantization", "dtype", "limit_mm_per_prompt", "kv_transfer_config"):
         if isinstance(args.get(fact), str):
             s[fact] = args[fact]
     for fact, on, off in (

@@ -1097,6 +1097,146 @@ def _() -> list[str]:
     return [f"vllm-openai-1  | {ln}" for ln in lines]
 
 
+# --- runtime-oom-logprobs -------------------------------------------------------------------------------------
+
+
+def _eval_server(version: str, extra_args: str) -> list[str]:
+    """An 8B server scored by an evaluation harness (echo with prompt logprobs)."""
+    api, core = "(APIServer pid=1) ", "(EngineCore_DP0 pid=188) "
+    model = "meta-llama/Llama-3.1-8B-Instruct"
+    return [
+        f"{api}INFO 11-21 14:00:03 [api_server.py:1952] vLLM API server version {version}",
+        f"{api}INFO 11-21 14:00:03 [utils.py:253] non-default args: {{'model_tag': '{model}', 'model': '{model}', "
+        f"'max_model_len': 32768, 'max_num_batched_tokens': 32768{extra_args}}}",
+        f"{core}INFO 11-21 14:00:20 [core.py:98] Initializing a V1 LLM engine (v{version}) with config: model='{model}', "
+        "dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1",
+        f"{core}INFO 11-21 14:00:49 [gpu_model_runner.py:4021] Model loading took 14.99 GiB memory and 18.40 seconds",
+        f"{core}INFO 11-21 14:01:12 [gpu_worker.py:436] Available KV cache memory: 52.37 GiB",
+        f"{core}INFO 11-21 14:01:40 [core.py:299] init engine (profile, create kv cache, warmup model) took 80.31 seconds",
+        f"{api}INFO:     Application startup complete.",
+        f"{api}INFO:     127.0.0.1:51324 - \"POST /v1/completions HTTP/1.1\" 200 OK",
+    ]
+
+
+_LP = "(EngineCore_DP0 pid=188) ERROR 11-21 14:06:02 [core.py:1031] "
+
+
+@log("prompt_logprobs_v1_0250.log")
+def _() -> list[str]:
+    """0.25.0, V1 runner, 32K-token steps: a harness asks for prompt logprobs on long documents."""
+    tb = traceback(
+        [f("vllm/v1/engine/core.py", 1049, "run_busy_loop", "self._process_engine_step()"),
+         f("vllm/v1/worker/gpu_worker.py", 1040, "sample_tokens", "return self.model_runner.sample_tokens(grammar_output)"),
+         f("vllm/v1/worker/gpu_model_runner.py", 4628, "sample_tokens", ") = self._bookkeeping_sync("),
+         f("vllm/v1/worker/gpu_model_runner.py", 3753, "_bookkeeping_sync", "prompt_logprobs_dict = self._get_prompt_logprobs_dict("),
+         f("vllm/v1/worker/gpu_model_runner.py", 5598, "_get_prompt_logprobs_dict", "logprobs = self.sampler.compute_logprobs(logits)"),
+         f("vllm/v1/sample/sampler.py", 306, "compute_logprobs", "return logits.log_softmax(dim=-1, dtype=torch.float32)")],
+        torch_oom("15.66 GiB", 0, "79.19 GiB", "9.87 GiB", "68.41 GiB", "402.11 MiB", this="69.30 GiB"))
+    return [*_eval_server("0.25.0", ""), *prefixed(_LP, ["EngineCore encountered a fatal error.", *tb])]
+
+
+@log("prompt_logprobs_all_mrv2_0290.log")
+def _() -> list[str]:
+    """0.29.0, model runner V2 with --max-logprobs -1: prompt_logprobs=-1 concatenates whole-vocabulary rows."""
+    tb = traceback(
+        [f("vllm/v1/engine/core.py", 1049, "run_busy_loop", "self._process_engine_step()"),
+         f("vllm/v1/worker/gpu_worker.py", 1105, "sample_tokens", "return self.model_runner.sample_tokens(grammar_output)"),
+         f("vllm/v1/worker/gpu/model_runner.py", 1875, "sample_tokens", "prompt_logprobs_dict = self.prompt_logprobs_worker.compute_prompt_logprobs("),
+         f("vllm/v1/worker/gpu/sample/prompt_logprob.py", 82, "compute_prompt_logprobs", "compute_prompt_logprobs_with_chunking("),
+         f("vllm/v1/worker/gpu/sample/prompt_logprob.py", 233, "compute_prompt_logprobs_with_chunking",
+           "token_ids = torch.cat(token_ids, dim=0) if len(token_ids) > 1 else token_ids[0]")],
+        torch_oom("23.48 GiB", 0, "79.19 GiB", "11.02 GiB", "67.20 GiB", "388.00 MiB", this="68.15 GiB"))
+    return [*_eval_server("0.29.0", ", 'max_logprobs': -1"), *prefixed(_LP, ["EngineCore encountered a fatal error.", *tb])]
+
+
+# --- runtime-oom-multimodal ------------------------------------------------------------------------------------
+
+_VL = "Qwen/Qwen2.5-VL-32B-Instruct"
+
+
+def _vl_serving(version: str, *, runner_v2: bool, extra_args: str = "") -> list[str]:
+    """A Qwen2.5-VL server that started and served text and images for a while."""
+    api, core = "(APIServer pid=1) ", "(EngineCore_DP0 pid=211) "
+    lines = [
+        f"{api}INFO 11-20 09:00:04 [api_server.py:1952] vLLM API server version {version}",
+        f"{api}INFO 11-20 09:00:04 [utils.py:253] non-default args: {{'model_tag': '{_VL}', 'model': '{_VL}', "
+        f"'max_model_len': 32768, 'gpu_memory_utilization': 0.92{extra_args}}}",
+        f"{core}INFO 11-20 09:00:25 [core.py:98] Initializing a V1 LLM engine (v{version}) with config: model='{_VL}', "
+        "dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1",
+    ]
+    if runner_v2:
+        lines.append(f"{core}INFO 11-20 09:00:27 [gpu_worker.py:378] Using V2 Model Runner")
+    lines += [
+        f"{core}INFO 11-20 09:01:40 [gpu_model_runner.py:4021] Model loading took 62.73 GiB memory and 71.02 seconds",
+        f"{core}INFO 11-20 09:02:02 [gpu_worker.py:436] Available KV cache memory: 7.91 GiB",
+        f"{core}INFO 11-20 09:02:02 [kv_cache_utils.py:1320] GPU KV cache size: 32,384 tokens",
+        f"{core}INFO 11-20 09:02:31 [core.py:299] init engine (profile, create kv cache, warmup model) took 124.05 seconds",
+        f"{api}INFO:     Application startup complete.",
+    ]
+    for i in range(12):
+        lines.append(f"{api}INFO 11-20 09:{3 + i // 6:02d}:{(7 * i) % 60:02d} [loggers.py:257] Engine 000: Avg prompt throughput: "
+                     f"{2400 + 91 * i:.1f} tokens/s, Avg generation throughput: {120 + i:.1f} tokens/s, Running: {1 + i % 5} reqs, "
+                     "Waiting: 0 reqs, GPU KV cache usage: 18.2%, Prefix cache hit rate: 4.0%")
+    return lines
+
+
+_W = "(EngineCore_DP0 pid=211) ERROR 11-20 09:05:41 [core.py:1031] "
+_ENCODER_OOM = torch_oom("4.63 GiB", 0, "79.19 GiB", "2.87 GiB", "74.90 GiB", "318.40 MiB", this="76.31 GiB")
+
+
+@log("mm_encoder_runtime_v1_0250.log")
+def _() -> list[str]:
+    """0.25.0, V1 runner, --skip-mm-profiling: the first batch of large images fails in the encoder."""
+    lines = _vl_serving("0.25.0", runner_v2=False, extra_args=", 'skip_mm_profiling': True")
+    tb = traceback(
+        [f("vllm/v1/engine/core.py", 1022, "run_engine_core", "engine_core.run_busy_loop()"),
+         f("vllm/v1/engine/core.py", 1049, "run_busy_loop", "self._process_engine_step()"),
+         f("vllm/v1/worker/gpu_worker.py", 1015, "execute_model", "output = self.model_runner.execute_model("),
+         f("vllm/v1/worker/gpu_model_runner.py", 4304, "execute_model", ") = self._preprocess("),
+         f("vllm/v1/worker/gpu_model_runner.py", 3584, "_preprocess", "encoder_outputs = self._execute_mm_encoder(scheduler_output)"),
+         f("vllm/v1/worker/gpu_model_runner.py", 3134, "_execute_mm_encoder", "batch_outputs = model.embed_multimodal(**mm_kwargs_batch)"),
+         f("vllm/model_executor/models/qwen2_5_vl.py", 1666, "embed_multimodal", "image_embeddings = self._process_image_input(multimodal_input)")],
+        _ENCODER_OOM)
+    return [*lines, *prefixed(_W, ["EngineCore encountered a fatal error.", *tb])]
+
+
+@log("mm_encoder_runtime_mrv2_0260.log")
+def _() -> list[str]:
+    """0.26.0, model runner V2 (no encoder profiling yet): the server dies on its first large images."""
+    lines = _vl_serving("0.26.0", runner_v2=True)
+    tb = traceback(
+        [f("vllm/v1/engine/core.py", 1022, "run_engine_core", "engine_core.run_busy_loop()"),
+         f("vllm/v1/engine/core.py", 1049, "run_busy_loop", "self._process_engine_step()"),
+         f("vllm/v1/worker/gpu_worker.py", 1147, "execute_model", "output = self.model_runner.execute_model("),
+         f("vllm/v1/worker/gpu/model_runner.py", 1287, "execute_model", "inputs_embeds = self.model_state.get_mm_embeddings("),
+         f("vllm/v1/worker/gpu/model_states/default.py", 79, "get_mm_embeddings", "encoder_outputs = self.encoder_runner.execute_mm_encoder(mm_kwargs)"),
+         f("vllm/v1/worker/gpu/mm/encoder_runner.py", 63, "execute_mm_encoder", "batch_outputs = self.model.embed_multimodal(**mm_kwargs_batch)"),
+         f("vllm/model_executor/models/qwen2_5_vl.py", 1666, "embed_multimodal", "image_embeddings = self._process_image_input(multimodal_input)")],
+        _ENCODER_OOM)
+    return [*lines, *prefixed(_W, ["EngineCore encountered a fatal error.", *tb])]
+
+
+@log("mm_encoder_profile_mrv2_0270.log")
+def _() -> list[str]:
+    """0.27.0, model runner V2 profiles the encoder itself: the OOM comes at start-up, in the profile."""
+    core = "(EngineCore_DP0 pid=211) "
+    lines = [
+        "(APIServer pid=1) INFO 11-20 09:00:04 [api_server.py:1952] vLLM API server version 0.27.0",
+        f"{core}INFO 11-20 09:00:25 [core.py:98] Initializing a V1 LLM engine (v0.27.0) with config: model='{_VL}', "
+        "dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1",
+        f"{core}INFO 11-20 09:00:27 [gpu_worker.py:378] Using V2 Model Runner",
+        f"{core}INFO 11-20 09:01:40 [gpu_model_runner.py:4021] Model loading took 62.73 GiB memory and 71.02 seconds",
+    ]
+    tb = traceback(
+        [f("vllm/v1/engine/core.py", 293, "_initialize_kv_caches", "available_gpu_memory = self.model_executor.determine_available_memory()"),
+         f("vllm/v1/worker/gpu_worker.py", 477, "determine_available_memory", "self.model_runner.profile_run()"),
+         f("vllm/v1/worker/gpu/model_runner.py", 715, "profile_run", "self.model_state.encoder_runner.profile_encoder_cache("),
+         f("vllm/v1/worker/gpu/mm/encoder_runner.py", 88, "profile_encoder_cache", "dummy_encoder_outputs = self.execute_mm_encoder(dummy_mm_inputs)"),
+         f("vllm/v1/worker/gpu/mm/encoder_runner.py", 106, "execute_mm_encoder", "batch_outputs = self.model.embed_multimodal(**mm_kwargs_batch)")],
+        _ENCODER_OOM)
+    return [*lines, *prefixed(_W, ["EngineCore failed to start.", *tb])]
+
+
 # --- fragmentation ----------------------------------------------------------------------------------------------
 
 

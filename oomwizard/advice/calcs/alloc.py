@@ -7,10 +7,14 @@ and only sets expandable_segments. The result goes into PYTORCH_CUDA_ALLOC_CONF:
 2.8 to 2.14 reads it for CUDA, and vLLM up to 0.30 looks nowhere else
 (``vllm/device_allocator/cumem.py@0.20.0``, ``vllm/config/vllm.py@0.33.0`` for the KV-connector
 check). The leaves unset PYTORCH_ALLOC_CONF next to it, so no other variable can disagree.
+On vLLM 0.21-0.30 the explanation also names the options that release still drops after loading
+(:mod:`oomwizard.facts.alloc_reset`): written into PYTORCH_CUDA_ALLOC_CONF, max_split_size_mb
+survives, garbage_collection_threshold and roundup_power2_divisions do not.
 """
 
 from __future__ import annotations
 
+from ...facts.alloc_reset import in_range
 from ...facts.env import split_fields
 from ...facts.model import FactSet
 from ...i18n import Text
@@ -26,15 +30,49 @@ def with_expandable(conf: str | None, enabled: bool) -> str:
     return ",".join([f"{KEY}:{enabled}", *others])
 
 
+def still_reset(facts: FactSet) -> list[str]:
+    """Options of the operator's setting that this vLLM resets after loading even from PYTORCH_CUDA_ALLOC_CONF."""
+    lost = facts.value("alloc_reset_after_load")
+    if not lost or not in_range(facts.value("vllm_version")):
+        return []
+    return [k for k in str(lost).split(",") if k and k != "max_split_size_mb"]
+
+
+def _reset_text(facts: FactSet) -> Text:
+    lost = still_reset(facts)
+    if not lost:
+        return Text("", "")
+    names, v = ", ".join(lost), facts.value("vllm_version")
+    return Text(
+        f"; vLLM {v} still resets {names} to torch's defaults after loading the weights (fixed in 0.31.0)",
+        f"；vLLM {v} 在加载权重后仍会把 {names} 重置为 torch 默认值（0.31.0 已修复）",
+    )
+
+
 def _computed(facts: FactSet, enabled: bool) -> Computed:
     conf = facts.value("alloc_conf")
     value = with_expandable(str(conf) if conf else None, enabled)
     if conf and value != f"{KEY}:{enabled}":
-        return explain(
+        reset = _reset_text(facts)
+        return Computed(
             value,
-            f"your allocator setting {conf!r} ({_src(facts, 'alloc_conf')}) with {KEY}:{enabled} and its other options kept",
-            f"你的分配器配置 {conf!r}（{_src(facts, 'alloc_conf')}），设为 {KEY}:{enabled}，其他选项保留",
-            ("alloc_conf",),
+            Text(
+                f"your allocator setting {conf!r} ({_src(facts, 'alloc_conf')}) with {KEY}:{enabled} and its other options kept{reset.en}",
+                f"你的分配器配置 {conf!r}（{_src(facts, 'alloc_conf')}），设为 {KEY}:{enabled}，其他选项保留{reset.zh}",
+            ),
+            ("alloc_conf", "alloc_reset_after_load"),
+        )
+    shadowed = facts.value("alloc_conf_shadowed")
+    if shadowed:
+        return Computed(
+            value,
+            Text(
+                f"{KEY}:{enabled}; PYTORCH_CUDA_ALLOC_CONF is set but empty ({_src(facts, 'alloc_conf_shadowed')}), so torch "
+                f"ignored {shadowed}: this export fills it; copy the options you had in {shadowed} after a comma",
+                f"{KEY}:{enabled}；PYTORCH_CUDA_ALLOC_CONF 已设置但为空（{_src(facts, 'alloc_conf_shadowed')}），所以 torch "
+                f"忽略了 {shadowed}：这条 export 会填上它；请把你在 {shadowed} 中的选项用逗号接在后面",
+            ),
+            ("alloc_conf_shadowed",),
         )
     return explain(
         value,
