@@ -17,8 +17,9 @@ from typing import Any, TypeGuard
 from ..facts.catalog import CATALOG, FAILURE_PHASES
 from ..i18n import Text
 from ..kb.yamlsrc import KBError, LDict, LList, Problem, load_yaml
+from .refine_rules import Refinements, load_refinements
 
-FILES = ("tiers.yaml", "messages.yaml", "frames.yaml", "timeline.yaml", "numbers.yaml")
+FILES = ("tiers.yaml", "messages.yaml", "frames.yaml", "timeline.yaml", "numbers.yaml", "refinements.yaml")
 FLAGS = frozenset({"lora", "spec_decode", "sort", "mrv2", "mm_encoder", "custom_allreduce", "deep_gemm",
                    "flashinfer", "sleep_wake"})
 """The frame flags the ranking reads; a flag nobody reads would be a rule that does nothing."""
@@ -118,6 +119,7 @@ class Rules:
     mrv2_zero: str = ""
     deepseek_v32: re.Pattern[str] = re.compile(r"(?!)")
     mechanisms: tuple[Any, ...] = ()
+    refinements: Refinements = field(default_factory=Refinements)
     mechanism_params: dict[str, Any] = field(default_factory=dict)
     examples: list[Example] = field(default_factory=list)
     sources: dict[str, tuple[str, int]] = field(default_factory=dict)
@@ -442,8 +444,17 @@ def _numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
     rules.mechanisms = tuple(out)
 
 
+def _refinements(r: _Reader, rules: Rules, doc: LDict) -> None:
+    found: list[tuple[str, str, str, int]] = []
+    rules.refinements = load_refinements(r, rules.tiers, doc, FLAGS, FAILURE_PHASES, found)
+    for rule, scenario, text, line in found:
+        rules.examples.append(Example(rule, scenario, text, r.file, line))
+    for rule, _scenario, line in rules.refinements.scenarios:
+        rules.sources[rule] = (r.file, line)
+
+
 _SECTIONS = {"tiers.yaml": _tiers, "messages.yaml": _messages, "frames.yaml": _frames, "timeline.yaml": _timeline,
-             "numbers.yaml": _numbers}
+             "numbers.yaml": _numbers, "refinements.yaml": _refinements}
 
 
 def _own_root() -> Path:
