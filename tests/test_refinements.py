@@ -74,6 +74,10 @@ def test_an_example_the_rule_does_not_win_is_reported(tmp_path: Path) -> None:
 
 def test_the_shipped_refinements_lint_clean() -> None:
     assert _problems(ROOT) == []
+    from oomwizard.logs.rules import load_rules
+
+    examples = [e for e in load_rules(ROOT).examples if e.file == REFINEMENTS]
+    assert len({e.scenario for e in examples}) >= 7
 
 
 def test_refinements_decide_the_ranking() -> None:

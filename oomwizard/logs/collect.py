@@ -192,6 +192,8 @@ class Failure:
     """``(file, line, text)`` of the sleep or wake line that set ``sleep_state``."""
     cut: bool = False
     """A traceback whose exception never came: the input stops inside it (a paste cut short)."""
+    ended: bool = False
+    """No error at all: the input stops during start-up, after this line (the last mark read)."""
 
 
 @dataclass
@@ -217,6 +219,8 @@ class Run:
     sleep: str | None = None
     """Sleep mode's state after the last sleep or wake line of this start (see ``Failure``)."""
     sleep_mark: tuple[str, int, str] | None = None
+    mark: tuple[str, int, str] | None = None
+    """``(file, line, text)`` of the last start-up line that kept or moved ``phase``."""
 
 
 def sanitize(text: str, width: int = EVIDENCE_WIDTH) -> str:
@@ -530,6 +534,8 @@ class Collector:
                 # Start-up only moves forward; ranks and Ray replay lines out of order.
                 if _PHASE_ORDER.index(phase) > _PHASE_ORDER.index(run.phase) if run.phase else True:
                     run.phase = phase
+                if phase == run.phase:
+                    run.mark = (self.file, lg.line, sanitize(lg.shown))
                 run.progressed = True
                 return
 
@@ -539,6 +545,7 @@ class Collector:
         self._short_blocks()
         self._cut_tracebacks()
         self._link()
+        self._ended()
         self.derive()
 
     def _value_at(self, name: str, file: str, line: int) -> Any:
@@ -583,6 +590,17 @@ class Collector:
                 file=tb.file, line=tb.line, text=sanitize(f"Traceback (most recent call last): … {frames[-1].func}"),
                 proc=proc, rank=None, run=tb.run, frames=frames, code=list(tb.code),
                 timeline=self.runs[tb.run].phase if tb.run < len(self.runs) else None, cut=True))
+
+    def _ended(self) -> None:
+        """A log with no error and no traceback at all that stops during start-up (the operator
+        came because it died): the last start-up line read is kept as a failure marked ``ended``.
+        A start that reached serving, or any traceback (another failure), says nothing."""
+        run = self.runs[-1]
+        if self.failures or run.tracebacks or run.mark is None or run.phase in (None, "serving"):
+            return
+        file, line, text = run.mark
+        self.failures.append(Failure(file=file, line=line, text=text, proc="", rank=None, run=run.index,
+                                     timeline=run.phase, ended=True))
 
     def _link(self) -> None:
         """For errors that carry no frames of their own: the worker methods named close by, a

@@ -32,17 +32,20 @@ from .refine_rules import MECHANISMS
 from .rules import FLAGS
 from .rules import rules as _rules
 from .signatures import (
+    CONFIDENT,
     CUT,
     CUT_PHASES,
     CUT_TIMELINE,
     DEEPSEEK_V32_RE,
     EARLIER_RUN,
+    ENDED,
     FRAME_FLAGS,
     FRAME_PHASES,
     LARGE_VOCAB,
     MRV2_ZERO,
     NEIGHBOUR,
     PHASE,
+    TIMELINE,
     TIMELINE_PHASE,
     WEAK,
     Signature,
@@ -189,6 +192,35 @@ def _cut(f: Failure, env: Env, by_frames: str | None) -> tuple[list[Candidate], 
     return _by_phase(env, by_frames, CUT, how), by_frames
 
 
+def _ended(f: Failure, env: Env) -> tuple[list[Candidate], str | None]:
+    """A log with no error that stops during start-up: the phase it stopped in, never confidently
+    (a healthy start cut short reads the same), and no failure phase for the wizard to take."""
+    phase = f.timeline
+    if phase not in PHASE_NAMES:
+        return [], None
+    out = _by_phase(env, phase, ENDED, ended_reason(phase))
+    cap = CONFIDENT - 0.05
+    return [Candidate(c.scenario, min(c.score, cap), c.reason, c.context) for c in out], None
+
+
+def _next_marks(phase: str) -> str:
+    """The start-up lines (``timeline.yaml``) that would have said the next phase began."""
+    order = [p for p in STARTUP_PHASES if p != "startup_check"] + ["serving"]
+    later = order[order.index(phase) + 1:] if phase in order else []
+    marks = [t for t, _, p in TIMELINE if later and p == later[0]]
+    return " / ".join(f"'{t}'" for t in marks[:3])
+
+
+def ended_reason(phase: str) -> Text:
+    """Which lines are missing from a log that stops during ``phase`` with no error."""
+    nxt = _next_marks(phase)
+    return Text(f"the excerpt ends during {PHASE_NAMES[phase].en}, after this line, with no exception; the lines "
+                f"after it (the error, e.g. `torch.OutOfMemoryError: …`, or the next start-up line{', ' + nxt if nxt else ''})"
+                " would settle it",
+                f"摘录在{PHASE_NAMES[phase].zh}阶段、此行之后结束，没有任何异常；其后的几行（错误本身，如 "
+                f"`torch.OutOfMemoryError: …`，或下一条启动日志{'，' + nxt if nxt else ''}）即可确定原因")
+
+
 def _placement(f: Failure, by_frames: str | None) -> tuple[str | None, float, Text]:
     """The phase of a GPU OOM, the score that way of reading it earns, and how it was read."""
     if by_frames is not None:
@@ -256,6 +288,8 @@ def classify(f: Failure, ctx: Context) -> tuple[list[Candidate], str | None]:
         return _message(f, f.signature, env, by_frames)
     if f.cut:
         return _cut(f, env, by_frames)
+    if f.ended:
+        return _ended(f, env)
     if not f.is_oom:
         return [], None
     return _oom(f, env, flags, by_frames)

@@ -41,6 +41,10 @@ CUT = _R.tiers["cut"]
 """A traceback the input stops inside: its frames name the phase, but nothing says it was memory."""
 CUT_TIMELINE = _R.tiers["cut_timeline"]
 """A traceback the input stops inside whose frames name no phase, placed by how far start-up got."""
+ENDED = _R.tiers["ended"]
+"""No error at all in a log that stops during start-up: the phase its last start-up line began.
+Never confident (below ``CONFIDENT`` whatever the refinements add)."""
+"""A traceback the input stops inside whose frames name no phase, placed by how far start-up got."""
 CUT_PHASES: tuple[tuple[str, str, frozenset[str]], ...] = _R.cut_phases
 """``(frame, phase, unless)`` for a traceback cut short whose deepest known frame is a step that
 runs several phases (``frames.yaml``)."""
