@@ -268,78 +268,68 @@ def _gpu(text: str, put: Setter) -> None:
             return
 
 
+def _tokens(g: str) -> int:
+    return int(_num(g))
+
+
+def _true(_: str) -> bool:
+    return True
+
+
+_NumberField = tuple[str, int, Callable[[str], Any], str | None]
+
+
+def _fld(fact: str, group: int, conv: Callable[[str], Any] = float, needs: str | None = None) -> _NumberField:
+    """``fact`` from the match's ``group`` through ``conv``, only when the line holds ``needs``."""
+    return fact, group, conv, needs
+
+
+_NUMBER_RULES: tuple[tuple[re.Pattern[str], tuple[_NumberField, ...]], ...] = (
+    (re.compile(r"(?:Model loading|Loading model weights|Loading weights|Weights loading) took\s*" + _F + r"\s*G"),
+     (_fld("weights_gib", 1),)),
+    (re.compile(r"Available KV cache memory:\s*(-?\d+(?:\.\d+)?)\s*GiB"), (_fld("kv_cache_gib", 1),)),
+    (re.compile(r"KV cache size:\s*([\d,]+)\s*tokens"), (_fld("kv_cache_tokens", 1, _tokens),)),
+    (re.compile(r"Maximum concurrency for\s*([\d,]+)\s*tokens per request:\s*" + _F + r"\s*x"),
+     (_fld("max_model_len", 1, _tokens), _fld("max_concurrency", 2))),
+    (re.compile(r"Estimated CUDA graph memory:\s*" + _F + r"\s*GiB"), (_fld("cudagraph_estimate_gib", 1),)),
+    (re.compile(r"Graph capturing finished in\s*\d+(?:\.\d+)?\s*secs?,\s*took\s*(-?\d+(?:\.\d+)?)\s*GiB"),
+     (_fld("cudagraph_actual_gib", 1),)),
+    (re.compile(r"CUDA graph pool memory:\s*(-?\d+(?:\.\d+)?)\s*GiB \(actual\),"
+                r"\s*(-?\d+(?:\.\d+)?)\s*GiB \(estimated\)"),
+     (_fld("cudagraph_actual_gib", 1), _fld("cudagraph_estimate_gib", 2))),
+    (_V0_TOTAL_RE, (_fld("gpu_mem_total_bytes", 1, _gib_to_bytes), _fld("gpu_memory_utilization", 2),
+                    _fld("requested_gib", 3))),
+    (_V0_BREAKDOWN_RE, (_fld("weights_gib", 1), _fld("non_torch_gib", 2), _fld("activation_peak_gib", 3),
+                        _fld("kv_cache_gib", 4))),
+    (_V1_PROFILE_RE, (_fld("activation_peak_gib", 1), _fld("non_torch_gib", 2), _fld("weights_gib", 3))),
+    (_FREE_INFO_RE, (_fld("startup_free_gib", 1), _fld("startup_total_gib", 2),
+                     _fld("gpu_mem_total_bytes", 2, _gib_to_bytes), _fld("gpu_memory_utilization", 3),
+                     _fld("requested_gib", 4))),
+    (_ACTUAL_RE, (_fld("weights_gib", 1, needs="for weight"), _fld("activation_peak_gib", 2),
+                  _fld("non_torch_gib", 3), _fld("cudagraph_estimate_gib", 4))),
+    (_SUGGEST_RE, (_fld("suggested_kv_cache_bytes", 1, int), _fld("suggested_kv_cache_full_bytes", 3, int))),
+    (_CURRENT_KV_RE, (_fld("kv_cache_gib", 1),)),
+    (re.compile(r"max_num_batched_tokens\s*=\s*(\d+)"),
+     (_fld("max_num_batched_tokens", 1, int, "Chunked prefill"), _fld("chunked_prefill", 1, _true, "Chunked prefill"))),
+    (re.compile(r"Using max model len\s*(\d+)"), (_fld("max_model_len", 1, int),)),
+)
+"""Start-up lines and the figures they carry, in the order they are read (an optional group that
+did not match is skipped)."""
+_GMU_EQUIVALENT_RE = re.compile(r"is equivalent to --gpu-memory-utilization=\s*" + _F)
+_GMU_CURRENT_RE = re.compile(r"current --gpu-memory-utilization=\s*" + _F)
+
+
 def _numbers(text: str, put: Setter) -> None:
-    m = re.search(r"(?:Model loading|Loading model weights|Loading weights|Weights loading) took\s*" + _F + r"\s*G", text)
-    if m:
-        put("weights_gib", float(m.group(1)))
-    m = re.search(r"Available KV cache memory:\s*(-?\d+(?:\.\d+)?)\s*GiB", text)
-    if m:
-        put("kv_cache_gib", float(m.group(1)))
-    m = re.search(r"KV cache size:\s*([\d,]+)\s*tokens", text)
-    if m:
-        put("kv_cache_tokens", int(_num(m.group(1))))
-    m = re.search(r"Maximum concurrency for\s*([\d,]+)\s*tokens per request:\s*" + _F + r"\s*x", text)
-    if m:
-        put("max_model_len", int(_num(m.group(1))))
-        put("max_concurrency", float(m.group(2)))
-    m = re.search(r"Estimated CUDA graph memory:\s*" + _F + r"\s*GiB", text)
-    if m:
-        put("cudagraph_estimate_gib", float(m.group(1)))
-    m = re.search(r"Graph capturing finished in\s*\d+(?:\.\d+)?\s*secs?,\s*took\s*(-?\d+(?:\.\d+)?)\s*GiB", text)
-    if m:
-        put("cudagraph_actual_gib", float(m.group(1)))
-    m = re.search(r"CUDA graph pool memory:\s*(-?\d+(?:\.\d+)?)\s*GiB \(actual\),\s*(-?\d+(?:\.\d+)?)\s*GiB \(estimated\)", text)
-    if m:
-        put("cudagraph_actual_gib", float(m.group(1)))
-        put("cudagraph_estimate_gib", float(m.group(2)))
-    m = _V0_TOTAL_RE.search(text)
-    if m:
-        put("gpu_mem_total_bytes", _gib_to_bytes(m.group(1)))
-        put("gpu_memory_utilization", float(m.group(2)))
-        put("requested_gib", float(m.group(3)))
-    m = _V0_BREAKDOWN_RE.search(text)
-    if m:
-        put("weights_gib", float(m.group(1)))
-        put("non_torch_gib", float(m.group(2)))
-        put("activation_peak_gib", float(m.group(3)))
-        put("kv_cache_gib", float(m.group(4)))
-    m = _V1_PROFILE_RE.search(text)
-    if m:
-        put("activation_peak_gib", float(m.group(1)))
-        put("non_torch_gib", float(m.group(2)))
-        put("weights_gib", float(m.group(3)))
-    m = _FREE_INFO_RE.search(text)
-    if m:
-        put("startup_free_gib", float(m.group(1)))
-        put("startup_total_gib", float(m.group(2)))
-        put("gpu_mem_total_bytes", _gib_to_bytes(m.group(2)))
-        put("gpu_memory_utilization", float(m.group(3)))
-        put("requested_gib", float(m.group(4)))
-    m = _ACTUAL_RE.search(text)
-    if m:
-        if "for weight" in text:
-            put("weights_gib", float(m.group(1)))
-        put("activation_peak_gib", float(m.group(2)))
-        if m.group(3):
-            put("non_torch_gib", float(m.group(3)))
-        put("cudagraph_estimate_gib", float(m.group(4)))
-    m = _SUGGEST_RE.search(text)
-    if m:
-        put("suggested_kv_cache_bytes", int(m.group(1)))
-        put("suggested_kv_cache_full_bytes", int(m.group(3)))
-    m = _CURRENT_KV_RE.search(text)
-    if m:
-        put("kv_cache_gib", float(m.group(1)))
-    m = re.search(r"max_num_batched_tokens\s*=\s*(\d+)", text)
-    if m and "Chunked prefill" in text:
-        put("max_num_batched_tokens", int(m.group(1)))
-        put("chunked_prefill", True)
-    m = re.search(r"Using max model len\s*(\d+)", text)
-    if m:
-        put("max_model_len", int(m.group(1)))
-    m = re.search(r"is equivalent to --gpu-memory-utilization=\s*" + _F, text)
-    if m:
-        cur = re.search(r"current --gpu-memory-utilization=\s*" + _F, text)
+    for rx, fields in _NUMBER_RULES:
+        m = rx.search(text)
+        if not m:
+            continue
+        for fact, group, conv, needs in fields:
+            raw = m.group(group)
+            if raw is not None and (needs is None or needs in text):
+                put(fact, conv(raw))
+    if _GMU_EQUIVALENT_RE.search(text):
+        cur = _GMU_CURRENT_RE.search(text)
         if cur:
             put("gpu_memory_utilization", float(cur.group(1)))
 

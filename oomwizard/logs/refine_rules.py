@@ -176,17 +176,8 @@ def _rule(r: _Reader, tiers: dict[str, float], d: object, line: int, what: str, 
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-def load_refinements(r: _Reader, tiers: dict[str, float], doc: LDict, flags: frozenset[str],
-                     phases: tuple[str, ...], examples: Found) -> Refinements:
-    """The groups of ``refinements.yaml``; every include, phase and message entry must name a group."""
-    out = Refinements()
-    r.keys(doc, doc.line, {"groups", "messages", "phases", "unplaced", "before", "always"},
-           {"groups", "phases", "unplaced"},
-           "refinements")
-    groups = doc.get("groups")
-    if not isinstance(groups, LDict):
-        r.err(doc.line, "groups: expected name: [rules]")
-        return out
+def _groups(r: _Reader, tiers: dict[str, float], groups: LDict, flags: frozenset[str], out: Refinements,
+            examples: Found) -> None:
     for name, items in groups.items():
         if not _NAME_RE.match(str(name)) or not isinstance(items, LList):
             r.err(groups.line_of(name), f"group {name}: expected a lower-case name and a list of rules")
@@ -199,34 +190,51 @@ def load_refinements(r: _Reader, tiers: dict[str, float], doc: LDict, flags: fro
             if rule.include is not None and rule.include not in out.groups and rule.include != FRAMES_GROUP:
                 r.err(rule.line, f"group {name}: includes unknown group {rule.include!r}")
 
-    def group_map(key: str, check_key: tuple[str, ...] | None) -> dict[str, str]:
-        m = doc.get(key)
-        if m is None:
-            return {}
-        if not isinstance(m, LDict):
-            r.err(doc.line_of(key), f"{key}: expected name: group")
-            return {}
-        for k, g in m.items():
-            if g not in out.groups:
-                r.err(m.line_of(k), f"{key}.{k}: unknown group {g!r}")
-            if check_key is not None and k not in check_key:
-                r.err(m.line_of(k), f"{key}: unknown phase {k!r}")
-        return {str(k): str(g) for k, g in m.items() if g in out.groups}
 
-    out.messages = group_map("messages", None)
+def _group_map(r: _Reader, doc: LDict, key: str, known: dict[str, tuple[Rule, ...]],
+               check_key: tuple[str, ...] | None) -> dict[str, str]:
+    """``key:`` (a scenario or phase -> the group for it); every group named must exist."""
+    m = doc.get(key)
+    if m is None:
+        return {}
+    if not isinstance(m, LDict):
+        r.err(doc.line_of(key), f"{key}: expected name: group")
+        return {}
+    for k, g in m.items():
+        if g not in known:
+            r.err(m.line_of(k), f"{key}.{k}: unknown group {g!r}")
+        if check_key is not None and k not in check_key:
+            r.err(m.line_of(k), f"{key}: unknown phase {k!r}")
+    return {str(k): str(g) for k, g in m.items() if g in known}
+
+
+def _group_name(r: _Reader, doc: LDict, key: str, known: dict[str, tuple[Rule, ...]], required: bool) -> str | None:
+    name = doc.get(key)
+    if name is None and not required:
+        return None
+    if name not in known:
+        r.err(doc.line_of(key), f"{key}: unknown group {name!r}")
+        return None
+    return str(name)
+
+
+def load_refinements(r: _Reader, tiers: dict[str, float], doc: LDict, flags: frozenset[str],
+                     phases: tuple[str, ...], examples: Found) -> Refinements:
+    """The groups of ``refinements.yaml``; every include, phase and message entry must name a group."""
+    out = Refinements()
+    r.keys(doc, doc.line, {"groups", "messages", "phases", "unplaced", "before", "always"},
+           {"groups", "phases", "unplaced"}, "refinements")
+    groups = doc.get("groups")
+    if not isinstance(groups, LDict):
+        r.err(doc.line, "groups: expected name: [rules]")
+        return out
+    _groups(r, tiers, groups, flags, out, examples)
+    out.messages = _group_map(r, doc, "messages", out.groups, None)
     for scenario in out.messages:
         out.scenarios.append((f"messages.{scenario}", scenario, doc["messages"].line_of(scenario)))
-    out.phases = group_map("phases", phases)
-    unplaced = doc.get("unplaced")
-    if unplaced not in out.groups:
-        r.err(doc.line_of("unplaced"), f"unplaced: unknown group {unplaced!r}")
-    else:
-        out.unplaced = str(unplaced)
-    before = doc.get("before")
-    if before is not None and before not in out.groups:
-        r.err(doc.line_of("before"), f"before: unknown group {before!r}")
-    elif before is not None:
-        out.before = str(before)
+    out.phases = _group_map(r, doc, "phases", out.groups, phases)
+    out.unplaced = _group_name(r, doc, "unplaced", out.groups, True) or ""
+    out.before = _group_name(r, doc, "before", out.groups, False)
     always = r.strings(doc, "always", "always")
     for g in always:
         if g not in out.groups and g != MECHANISMS:

@@ -218,6 +218,33 @@ _MESSAGE_KEYS = {"id", "scenario", "score", "phase", "triggers", "pattern", "fra
                  "examples", "by_phase"}
 
 
+def _signature_facts(r: _Reader, d: LDict, pattern: re.Pattern[str] | None, what: str) -> LDict:
+    """``facts:`` (named group -> fact), each a known fact and a group of the pattern."""
+    facts = d.get("facts")
+    if facts is not None and not isinstance(facts, LDict):
+        r.err(d.line_of("facts"), f"{what}.facts: expected group: fact")
+    if not isinstance(facts, LDict):
+        facts = _empty()
+    for group, fact in facts.items():
+        if fact not in CATALOG:
+            r.err(facts.line_of(group), f"{what}.facts: unknown fact {fact!r}")
+        if pattern is not None and group not in pattern.groupindex:
+            r.err(facts.line_of(group), f"{what}.facts: the pattern has no group {group!r}")
+    return facts
+
+
+def _signature_examples(r: _Reader, rules: Rules, d: LDict, sid: str, pattern: re.Pattern[str] | None,
+                        triggers: tuple[str, ...], what: str) -> None:
+    """Each example, kept for lint, must match the pattern and hold a trigger."""
+    ex_list = r.seq(d, "examples", what)
+    for i, text in enumerate(r.strings(d, "examples", what)):
+        rules.examples.append(Example(sid, d.get("scenario"), text, r.file, ex_list.line_of(i)))
+        if pattern is not None and not pattern.search(text):
+            r.err(ex_list.line_of(i), f"{what}: example does not match the pattern")
+        if triggers and not any(t in text for t in triggers):
+            r.err(ex_list.line_of(i), f"{what}: example holds none of the triggers")
+
+
 def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred: bool = False) -> Signature | None:
     required = {"id", "scenario", "score", "pattern", "reason"} | (set() if inferred else {"triggers", "examples"})
     if not r.keys(d, line, _MESSAGE_KEYS, required, what):
@@ -229,31 +256,15 @@ def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred:
     reason = r.text(d["reason"], d.line_of("reason"), f"{what}.reason")
     phase = r.phase(d["phase"], d.line_of("phase"), what) if d.get("phase") is not None else None
     frames = r.regex(d["frames"], d.line_of("frames"), f"{what}.frames") if d.get("frames") is not None else None
-    facts = d.get("facts")
-    if facts is not None and not isinstance(facts, LDict):
-        r.err(d.line_of("facts"), f"{what}.facts: expected group: fact")
-    if not isinstance(facts, LDict):
-        facts = _empty()
-    for group, fact in facts.items():
-        if fact not in CATALOG:
-            r.err(facts.line_of(group), f"{what}.facts: unknown fact {fact!r}")
-        if pattern is not None and group not in pattern.groupindex:
-            r.err(facts.line_of(group), f"{what}.facts: the pattern has no group {group!r}")
-    if pattern is not None and reason is not None:
+    facts = _signature_facts(r, d, pattern, what)
+    if pattern is not None and reason is not None and not inferred:
         for name in re.findall(r"\{(\w+)\}", reason.en + reason.zh):
-            if name not in pattern.groupindex and not inferred:
+            if name not in pattern.groupindex:
                 r.err(d.line_of("reason"), f"{what}.reason: the pattern has no group {name!r}")
     triggers = r.strings(d, "triggers", what)
     if not inferred and not triggers:
         r.err(d.line_of("triggers"), f"{what}: at least one trigger")
-    examples = r.strings(d, "examples", what)
-    ex_list = r.seq(d, "examples", what)
-    for i, text in enumerate(examples):
-        rules.examples.append(Example(sid, d.get("scenario"), text, r.file, ex_list.line_of(i)))
-        if pattern is not None and not pattern.search(text):
-            r.err(ex_list.line_of(i), f"{what}: example does not match the pattern")
-        if triggers and not any(t in text for t in triggers):
-            r.err(ex_list.line_of(i), f"{what}: example holds none of the triggers")
+    _signature_examples(r, rules, d, sid, pattern, triggers, what)
     by_phase = d.get("by_phase") is True
     if by_phase and phase is None:
         r.err(d.line_of("by_phase"), f"{what}: by_phase needs a phase")
