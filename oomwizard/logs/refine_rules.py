@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..expr import Condition, ExprError
 from ..facts.catalog import CATALOG, FAILURE_PHASES
 from ..i18n import Text
 from ..kb.yamlsrc import LDict, LList
-
-if TYPE_CHECKING:
-    from .rules import _Reader
+from .rules_read import _Reader
 
 Found = list[tuple[str, str, str, int]]
 """``(rule, scenario, example text, line)`` of each example."""
