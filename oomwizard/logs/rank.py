@@ -1,16 +1,14 @@
 """From failures to ranked scenarios, each with the lines and the reasons behind it.
 
-Order of trust (``signatures`` holds the numbers): a message that names its cause; that message
-refined by context (expandable segments for custom all-reduce, a large-vocabulary sort for the
-sampler); the phase read from a traceback's frames, refined by context (model runner V2 for
-graph capture, LoRA or speculative-decoding frames while serving, a multimodal encoder while
-profiling, fragmentation when reserved-but-unallocated memory would have covered the request);
-for an error without frames of its own, the phase its neighbours tell (the traceback printed
-right below it, the method the other workers were running, a progress bar left unfinished right
-after it, the request layer reporting the engine dead right after it); then the phase guessed
-from how far start-up had got. Other processes holding most of the GPU point at the memory that
-was never free, whatever the phase. The last start of the engine
-that failed is the one being diagnosed; evidence from earlier starts still counts, for less.
+A failure is placed first: a message that names its cause; the phase read from a traceback's
+frames; for an error without frames of its own, the phase its neighbours tell (the traceback
+printed right below it, the method the other workers were running, a progress bar left
+unfinished right after it, the request layer reporting the engine dead right after it); the
+phase guessed from how far start-up had got; a traceback the excerpt stops inside; a log with no
+error that stops during start-up. Each placement has a score tier (``tiers.yaml``) and a reason;
+what the rest of the log says then refines it, as data (``refinements.yaml``, evaluated by
+:mod:`.refine`): this module names no scenario. The last start of the engine that failed is the
+one being diagnosed; evidence from earlier starts still counts, for less.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ The rules themselves are data in ``decision_trees/diagnosis/`` (loaded by :mod:`
 * ``timeline.yaml`` — ordinary start-up lines that tell how far the engine got, for failures
   that come without a traceback.
 * ``tiers.yaml`` and ``numbers.yaml`` — the named score tiers and the numbers reasoned with.
+* ``refinements.yaml`` — what refines a placed failure into its scenarios (:mod:`.refine`).
 
 Every trigger of these rules is also what the reader searches each byte of a log for
 (``collect.scanner``), so a rule added there is found wherever it sits in the input. This
@@ -52,8 +53,6 @@ EARLIER_RUN = _R.thresholds["earlier_run"]
 """Factor for evidence from an earlier start of the engine than the last one that failed."""
 CONFIDENT = _R.thresholds["confident"]
 """Below this the best match is shown but does not pre-answer the wizard's first question."""
-SLEEP_MODE = "sleep-mode"
-"""The scenario of vLLM's sleep mode and its cumem allocator (``rank`` refines it by frames)."""
 
 SIGNATURES: tuple[Signature, ...] = _R.messages
 """Messages that name their cause."""
