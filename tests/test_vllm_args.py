@@ -129,3 +129,15 @@ def test_a_logged_api_server_command_keeps_its_model_flag() -> None:
     got = command_args("CUDA_VISIBLE_DEVICES=0 python -m vllm.entrypoints.openai.api_server --model m "
                        "--trust-remote-code --gpu-memory-utilization 0.85")
     assert got == {"model": "m", "trust_remote_code": True, "gpu_memory_utilization": 0.85}
+
+
+def test_the_command_rewriter_knows_the_same_switches() -> None:
+    """A switch the reader knows takes no value in the rewriter either: removing it keeps the model."""
+    from oomwizard.advice.commands import ServeCommand
+
+    cmd = ServeCommand.parse("vllm serve --fully-sharded-loras Qwen/Qwen3-8B --max-loras 4")
+    cmd.remove("--fully-sharded-loras")
+    assert cmd.text() == "vllm serve Qwen/Qwen3-8B --max-loras 4"
+    cmd = ServeCommand.parse("vllm serve m --no-enable-prefix-caching --max-num-seqs 8")
+    cmd.set("--enable-prefix-caching", None)
+    assert cmd.text() == "vllm serve m --max-num-seqs 8 --enable-prefix-caching"

@@ -98,7 +98,8 @@ def canonical_key(flag: str, version: str | None = None) -> str:
     return head + (dot + tail if dot else "")
 
 
-def _is_switch(key: str) -> bool:
+def is_switch(key: str) -> bool:
+    """An option that takes no value (``--enforce-eager``, ``--no-x``, ``--enable-x``, ``--disable-x``)."""
     return key in SWITCHES or key.startswith(("no_", "enable_", "disable_"))
 
 
@@ -150,7 +151,7 @@ def _option(tokens: Sequence[str], i: int, version: str | None) -> tuple[dict[st
     key = canonical_key(name, version)
     if eq:
         return {key: val}, i + 1
-    if _is_switch(key):
+    if is_switch(key):
         if nxt in BOOL_WORDS:
             value = BOOL_WORDS[nxt]
             return ({key[3:]: not value} if key.startswith("no_") else {key: value}), i + 2
