@@ -110,3 +110,15 @@ def test_a_rule_added_as_data_changes_the_diagnosis(tmp_path: Path) -> None:
     shipped = [m.scenario for m in diagnose_text(log, "x").matches]
     assert shipped[0] == "insufficient-free-memory-at-startup"
     assert out[:2] == ["custom-allreduce-ipc", "insufficient-free-memory-at-startup"]
+
+
+def test_a_reason_whose_value_does_not_take_its_format_is_shown_unfilled() -> None:
+    from oomwizard.facts.model import Fact
+    from oomwizard.i18n import Text
+    from oomwizard.logs.refine import Env
+
+    env = Env({"vocab_size": Fact("vocab_size", "many", "x:1")}, {})
+    text = Text("large ({vocab_size:,} tokens)", "很大（{vocab_size:,}）")
+    assert env.fill(text) == text
+    env = Env({"vocab_size": Fact("vocab_size", 262144, "x:1")}, {})
+    assert env.fill(text).en == "large (262,144 tokens)"

@@ -61,7 +61,10 @@ class Env:
         fields.update({f"{k}_source": f.source for k, f in self.facts.items()})
         en = _Default(fields, **{k: t.en for k, t in self.texts.items()})
         zh = _Default(fields, **{k: t.zh for k, t in self.texts.items()})
-        return Text(text.en.format_map(en), text.zh.format_map(zh))
+        try:
+            return Text(text.en.format_map(en), text.zh.format_map(zh))
+        except (ValueError, TypeError, IndexError):
+            return text  # a format the value does not take ({n:,} of a text): the reason unfilled
 
 
 def sleep_line(mark: tuple[str, int, str] | None) -> dict[str, Fact]:
