@@ -16,9 +16,8 @@ from oomwizard.logs.signatures import FRAME_PHASES, SIGNATURES, TIMELINE
 LOGS_PKG = Path(__file__).resolve().parent.parent / "oomwizard" / "logs"
 
 
-def _scenario_literals() -> set[str]:
-    """Every scenario id the log reader can put in a diagnosis: the scenario argument of each
-    signature and of each ``Candidate`` the ranking builds."""
+def _code_literals() -> set[str]:
+    """Scenario ids written in the reader's and the ranking's code (none are left there)."""
     found: set[str] = set()
     for name in ("signatures.py", "rank.py"):
         tree = ast.parse((LOGS_PKG / name).read_text(encoding="utf-8"))
@@ -33,6 +32,22 @@ def _scenario_literals() -> set[str]:
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 found.add(arg.value)
     return found
+
+
+def _scenario_literals() -> set[str]:
+    """Every scenario id the log reader can put in a diagnosis: those of the refinement rules
+    (``refinements.yaml``) and any still written in code."""
+    from oomwizard.logs.rules import rules
+
+    return {scenario for _, scenario, _ in rules().refinements.scenarios} | _code_literals()
+
+
+def test_the_ranking_names_no_scenario_in_code() -> None:
+    assert _code_literals() == set()
+    text = (LOGS_PKG / "rank.py").read_text(encoding="utf-8")
+    kb, _ = load_kb(strict=False)
+    named = [s for s in kb.scenarios if re.search(rf"[\"']{re.escape(s)}[\"']", text)]
+    assert named == []
 
 
 def test_every_scenario_id_exists_in_scenarios_yaml() -> None:

@@ -13,6 +13,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from ..facts.model import FactSet
+from ..facts.vllm_args import SHORT_FLAGS, canonical_key, is_switch
 from ..i18n import Text, ui
 from ..kb.model import PLACEHOLDER_RE, Fix, Variant
 from ..text.output import clean_text
@@ -20,16 +21,9 @@ from ..text.redact import REDACTED, SHELL_VARS, flag_name, redact_argv, secret_v
 from ..versions import Version
 from .numbers import Resolved, resolve
 
-ALIASES = {
-    "-tp": "--tensor-parallel-size",
-    "-pp": "--pipeline-parallel-size",
-    "-dp": "--data-parallel-size",
-    "-ep": "--enable-expert-parallel",
-    "-q": "--quantization",
-    "-cc": "--compilation-config",
-    "-sc": "--speculative-config",
-    "-O": "--optimization-level",
-}
+ALIASES = {short: "--" + key.replace("_", "-") for short, key in SHORT_FLAGS.items()} | {"-O": "--optimization-level"}
+"""Short aliases by their long names (:mod:`oomwizard.facts.vllm_args`); a rewritten command
+is for a release that reads ``-O`` as ``--optimization-level``."""
 
 
 def canonical(flag: str) -> str:
@@ -193,29 +187,8 @@ def _is_number(tok: str) -> bool:
     return bool(re.fullmatch(r"-?\d+(\.\d+)?", tok))
 
 
-_BOOL_PREFIXES = ("--no-", "--enable-", "--disable-")
-_KNOWN_SWITCHES = {
-    "--enforce-eager",
-    "--trust-remote-code",
-    "--enable-expert-parallel",
-    "--enable-prefix-caching",
-    "--enable-chunked-prefill",
-    "--enable-lora",
-    "--enable-sleep-mode",
-    "--disable-custom-all-reduce",
-    "--disable-log-stats",
-    "--disable-log-requests",
-    "--enable-auto-tool-choice",
-    "--async-scheduling",
-    "--skip-tokenizer-init",
-    "--headless",
-    "-ep",
-}
-
-
 def _takes_value(name: str, argv: list[str], i: int) -> bool:
-    c = canonical(name)
-    return not (name in _KNOWN_SWITCHES or c in _KNOWN_SWITCHES or c.startswith(_BOOL_PREFIXES))
+    return not is_switch(canonical_key(name))
 
 
 # --- rendering a fix ---------------------------------------------------------------------------

@@ -24,47 +24,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import safejson
 from ..text.redact import REDACTED, SECRET_FLAGS, redact_argv, redact_text, secret_env_name, secret_value_spans
 from .env import collect_env
 from .metadata_probe import read_head
 from .packages import read_shebang
+from .vllm_args import SHORT_FLAGS, SWITCHES, as_bool, canonical_key, human_int, parse_argv, sub_config
+
+__all__ = ["SHORT_FLAGS", "SWITCHES", "canonical_key", "engine_settings", "human_int", "parse_engine_args"]
 
 SERVER_MODULES = {
     "vllm.entrypoints.openai.api_server": "python -m vllm.entrypoints.openai.api_server",
     "vllm.entrypoints.api_server": "python -m vllm.entrypoints.api_server",
     "vllm.entrypoints.cli.main": "python -m vllm.entrypoints.cli.main",
 }
-SHORT_FLAGS = {
-    "-tp": "tensor_parallel_size",
-    "-pp": "pipeline_parallel_size",
-    "-dp": "data_parallel_size",
-    "-ep": "enable_expert_parallel",
-    "-q": "quantization",
-    "-cc": "compilation_config",
-    "-sc": "speculative_config",
-}
-# Engine/server options that take no value (argparse store_true or BooleanOptionalAction).
-SWITCHES = frozenset(
-    {
-        "enforce_eager",
-        "trust_remote_code",
-        "async_scheduling",
-        "skip_tokenizer_init",
-        "headless",
-        "fully_sharded_loras",
-        "calculate_kv_scales",
-        "kv_sharing_fast_prefill",
-        "use_tqdm_on_load",
-        "return_tokens_as_token_ids",
-        "worker_use_ray",
-        "ray_workers_use_nsight",
-    }
-)
-_BOOL_WORDS = {"true": True, "false": False, "True": True, "False": False, "1": True, "0": False}
 _PY_RE = re.compile(r"^(python|pypy)[0-9.]*[a-z]?$")
-_NUMBER_RE = re.compile(r"^-?\d+(\.\d+)?$")
-_HUMAN_INT_RE = re.compile(r"^(\d+(?:\.\d+)?)([kKmMgGtT])$")
 CONFIG_LIMIT = 1024**2
 
 
@@ -197,117 +170,72 @@ def is_vllm_title(argv: Sequence[str]) -> bool:
 # --- engine arguments ----------------------------------------------------------------------------
 
 
-def _is_number(tok: str) -> bool:
-    return bool(_NUMBER_RE.match(tok))
+def parse_engine_args(tokens: Sequence[str], version: str | None = None) -> tuple[dict[str, Any], list[str]]:
+    """Command-line tokens after ``serve`` -> ``({option: value}, positionals)``, as ``version``'s
+    parser reads them (:mod:`.vllm_args`: every spelling, ``-O`` per release)."""
+    parsed = parse_argv(tokens, version)
+    return parsed.args, parsed.positionals
 
 
-def canonical_key(flag: str) -> str:
-    """``--max-num-seqs`` / ``--max_num_seqs`` -> ``max_num_seqs``; ``-tp`` -> ``tensor_parallel_size``;
-    dotted JSON keys keep their tail: ``--compilation-config.cudagraph_mode``."""
-    if flag in SHORT_FLAGS:
-        return SHORT_FLAGS[flag]
-    head, dot, tail = flag.lstrip("-").partition(".")
-    if flag.startswith("-") and not flag.startswith("--"):
-        head = SHORT_FLAGS.get("-" + head, head)
-    head = head.replace("-", "_")
-    return head + (dot + tail if dot else "")
+_COUNTS = (("tp", "tensor_parallel_size"), ("pp", "pipeline_parallel_size"), ("dp", "data_parallel_size"),
+           ("max_loras", "max_loras"), ("max_lora_rank", "max_lora_rank"))
+_POSITIVE = ("max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_memory_bytes")
+"""Sizes where ``-1`` or ``0`` means "let vLLM decide": left out."""
+_STRINGS = ("kv_cache_dtype", "quantization", "dtype", "limit_mm_per_prompt", "kv_transfer_config")
+_SWITCH_FACTS = (
+    ("enforce_eager", "enforce_eager", "no_enforce_eager"),
+    ("ep", "enable_expert_parallel", "disable_expert_parallel"),
+    ("lora_enabled", "enable_lora", "no_enable_lora"),
+    ("prefix_caching", "enable_prefix_caching", "disable_prefix_caching"),
+    ("chunked_prefill", "enable_chunked_prefill", "disable_chunked_prefill"),
+    ("custom_all_reduce_disabled", "disable_custom_all_reduce", "enable_custom_all_reduce"),
+    ("sleep_mode", "enable_sleep_mode", "no_enable_sleep_mode"),
+)
+"""``(fact, on, off)``: a switch and its opposite; the opposite wins when both are given."""
 
 
-def _is_switch(key: str) -> bool:
-    return key in SWITCHES or key.startswith(("no_", "enable_", "disable_"))
+def _numbers(args: Mapping[str, Any], s: dict[str, Any]) -> None:
+    for fact, key in _COUNTS:
+        v = human_int(args.get(key))
+        if v is not None:
+            s[fact] = v
+    for fact in _POSITIVE:
+        v = human_int(args.get(fact))
+        if v is not None and v > 0:
+            s[fact] = v
+    gmu = args.get("gpu_memory_utilization", args.get("device_memory_utilization"))
+    for fact, raw in (("gpu_memory_utilization", gmu), ("cpu_offload_gb", args.get("cpu_offload_gb")),
+                      ("swap_space_gb", args.get("swap_space"))):
+        try:
+            if raw is not None and not isinstance(raw, bool):
+                s[fact] = float(raw)
+        except ValueError:
+            pass
 
 
-def parse_engine_args(tokens: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
-    """Command-line tokens after ``serve`` -> ``({option: value}, positionals)``.
-
-    Accepts ``--flag value``, ``--flag=value``, underscores, short aliases, ``-O3``, dotted JSON
-    keys, and switches optionally followed by a literal ``True``/``False`` (older releases). A
-    later repetition wins, as with argparse."""
-    args: dict[str, Any] = {}
-    pos: list[str] = []
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        if tok == "--":
-            pos.extend(tokens[i + 1 :])
-            break
-        if not tok.startswith("-") or _is_number(tok) or tok == "-":
-            pos.append(tok)
-            i += 1
-            continue
-        name, eq, val = tok.partition("=")
-        if re.match(r"^-O\d$", name):  # -O3
-            args["O"] = name[2:]
-            i += 1
-            continue
-        key = canonical_key(name)
-        if eq:
-            args[key] = val
-        elif _is_switch(key):
-            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-            if nxt in _BOOL_WORDS:
-                args[key] = _BOOL_WORDS[nxt]
-                i += 1
-            else:
-                args[key] = True
-        elif i + 1 < len(tokens) and not (tokens[i + 1].startswith("-") and not _is_number(tokens[i + 1])):
-            args[key] = tokens[i + 1]
-            i += 1
-        else:
-            args[key] = True
-        i += 1
-    return args, pos
+def _switch(args: Mapping[str, Any], on: str, off: str) -> bool | None:
+    val = as_bool(args[on]) if on in args else None
+    off_val = as_bool(args.get(off))
+    if off_val is not None:
+        val = not off_val
+    if as_bool(args.get("no_" + on)):
+        val = False
+    return val
 
 
-def human_int(raw: Any) -> int | None:
-    """vLLM's human-readable integers: ``32768``, ``32k`` (x1000), ``32K`` (x1024), ``1.5m``."""
-    if isinstance(raw, bool) or raw is None:
-        return None
-    if isinstance(raw, int):
-        return raw
-    s = str(raw).strip()
-    if re.fullmatch(r"-?\d+", s):
-        return int(s)
-    m = _HUMAN_INT_RE.match(s)
-    if not m:
-        return None
-    num, unit = m.group(1), m.group(2)
-    power = "kmgt".index(unit.lower()) + 1
-    if unit.islower():
-        return int(float(num) * 1000**power)
-    if "." in num:
-        return None
-    return int(num) << (10 * power)  # x 1024**power
-
-
-def _json_obj(raw: Any) -> dict[str, Any] | None:
-    if isinstance(raw, dict):
-        return raw
-    if not isinstance(raw, str):
-        return None
-    try:
-        val = safejson.loads(raw)
-    except ValueError:
-        return None
-    return val if isinstance(val, dict) else None
-
-
-def _sub_config(args: Mapping[str, Any], key: str) -> dict[str, Any]:
-    """A JSON option merged with its dotted spellings (``--speculative-config.method eagle``)."""
-    out = dict(_json_obj(args.get(key)) or {})
-    prefix = key + "."
-    for k, v in args.items():
-        if k.startswith(prefix):
-            out[k[len(prefix) :]] = v
-    return out
-
-
-def _bool(v: Any) -> bool | None:
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, str) and v in _BOOL_WORDS:
-        return _BOOL_WORDS[v]
-    return None
+def _speculative(args: Mapping[str, Any], s: dict[str, Any]) -> None:
+    spec = sub_config(args, "speculative_config")
+    if spec:
+        method = spec.get("method") or ("ngram" if spec.get("model") == "[ngram]" else None)
+        s["speculative_method"] = str(method or "unspecified")
+        n = human_int(spec.get("num_speculative_tokens"))
+    elif isinstance(args.get("speculative_model"), str):
+        s["speculative_method"] = "ngram" if args["speculative_model"] == "[ngram]" else "draft_model"
+        n = human_int(args.get("num_speculative_tokens"))
+    else:
+        return
+    if n is not None:
+        s["num_speculative_tokens"] = n
 
 
 def engine_settings(args: Mapping[str, Any], positionals: Sequence[str], entrypoint: str) -> dict[str, Any]:
@@ -318,55 +246,14 @@ def engine_settings(args: Mapping[str, Any], positionals: Sequence[str], entrypo
         model = positionals[0]
     if model:
         s["model"] = model
-    for fact, key in (("tp", "tensor_parallel_size"), ("pp", "pipeline_parallel_size"), ("dp", "data_parallel_size"), ("max_loras", "max_loras"), ("max_lora_rank", "max_lora_rank")):
-        v = human_int(args.get(key))
-        if v is not None:
-            s[fact] = v
-    for fact in ("max_model_len", "max_num_seqs", "max_num_batched_tokens", "kv_cache_memory_bytes"):
-        v = human_int(args.get(fact))
-        if v is not None and v > 0:
-            s[fact] = v
-    gmu = args.get("gpu_memory_utilization", args.get("device_memory_utilization"))
-    for fact, raw in (("gpu_memory_utilization", gmu), ("cpu_offload_gb", args.get("cpu_offload_gb")), ("swap_space_gb", args.get("swap_space"))):
-        try:
-            if raw is not None and not isinstance(raw, bool):
-                s[fact] = float(raw)
-        except ValueError:
-            pass
-    for fact in ("kv_cache_dtype", "quantization", "dtype", "limit_mm_per_prompt", "kv_transfer_config"):
-        if isinstance(args.get(fact), str):
-            s[fact] = args[fact]
-    for fact, on, off in (
-        ("enforce_eager", "enforce_eager", "no_enforce_eager"),
-        ("ep", "enable_expert_parallel", "disable_expert_parallel"),
-        ("lora_enabled", "enable_lora", "no_enable_lora"),
-        ("prefix_caching", "enable_prefix_caching", "disable_prefix_caching"),
-        ("chunked_prefill", "enable_chunked_prefill", "disable_chunked_prefill"),
-        ("custom_all_reduce_disabled", "disable_custom_all_reduce", "enable_custom_all_reduce"),
-        ("sleep_mode", "enable_sleep_mode", "no_enable_sleep_mode"),
-    ):
-        val = None
-        if on in args:
-            val = _bool(args[on])
-        if off in args and _bool(args[off]) is not None:
-            val = not _bool(args[off])
-        if "no_" + on in args and _bool(args["no_" + on]):
-            val = False
+    _numbers(args, s)
+    s.update({fact: args[fact] for fact in _STRINGS if isinstance(args.get(fact), str)})
+    for fact, on, off in _SWITCH_FACTS:
+        val = _switch(args, on, off)
         if val is not None:
             s[fact] = val
-    spec = _sub_config(args, "speculative_config")
-    if spec:
-        method = spec.get("method") or ("ngram" if spec.get("model") == "[ngram]" else None)
-        s["speculative_method"] = str(method or "unspecified")
-        n = human_int(spec.get("num_speculative_tokens"))
-        if n is not None:
-            s["num_speculative_tokens"] = n
-    elif isinstance(args.get("speculative_model"), str):
-        s["speculative_method"] = "ngram" if args["speculative_model"] == "[ngram]" else "draft_model"
-        n = human_int(args.get("num_speculative_tokens"))
-        if n is not None:
-            s["num_speculative_tokens"] = n
-    comp = _sub_config(args, "compilation_config")
+    _speculative(args, s)
+    comp = sub_config(args, "compilation_config")
     if comp.get("cudagraph_mode"):
         s["cudagraph_mode"] = str(comp["cudagraph_mode"])
     return s
@@ -495,8 +382,9 @@ def _server_record(proc: Proc, root: Path, path_env: str | None, children: Seque
     how, start = entry
     env, env_error = read_environ(root, proc.pid)
     interp, interp_how = interpreter_of(proc.argv, env, root, proc.pid)
-    argv = redact_argv(list(proc.argv), _release_for_keys(proc.argv, interp))
-    args, positionals = parse_engine_args(argv[start:])
+    release = _release_for_keys(proc.argv, interp)
+    argv = redact_argv(list(proc.argv), release)
+    args, positionals = parse_engine_args(argv[start:], release)
     rec: dict[str, Any] = {"pid": proc.pid, "entrypoint": how, "argv": argv}
     rec["command"] = display_command(argv, (env or {}).get("PATH") or path_env)
     cli_settings = engine_settings(args, positionals, how)
@@ -518,9 +406,11 @@ def _server_record(proc: Proc, root: Path, path_env: str | None, children: Seque
 
 
 def _release_for_keys(argv: Sequence[str], interp: str | None) -> str | None:
-    """The vLLM release of a server whose ``--api-key`` is followed by several words, read from its
-    environment's files: before 0.10.1 only the first is a key and the next is, say, the model."""
-    if not interp or not any(f == "--api-key" and e - s > 1 for s, e, f in secret_value_spans(list(argv))):
+    """The vLLM release of a server whose command line reads differently per release, from its
+    environment's files: an ``--api-key`` followed by several words (before 0.10.1 only the first
+    is a key and the next is, say, the model) or ``-O`` (:mod:`.vllm_args`)."""
+    dash_o = any(a.startswith("-O") for a in argv)
+    if not interp or not (dash_o or any(f == "--api-key" and e - s > 1 for s, e, f in secret_value_spans(list(argv)))):
         return None
     from .envfiles import read_env
 

@@ -58,6 +58,7 @@ def check_diagnosis_rules(ctx: LintContext) -> None:
     scenarios = set(ctx.kb.scenarios)
     named = [(s.id, s.scenario) for s in (*rules.messages, *rules.inferred.values())]
     named += [(m.id, m.scenario) for m in rules.mechanisms]
+    named += [(rid, scenario) for rid, scenario, _line in rules.refinements.scenarios]
     for rid, scenario in named:
         if scenario not in scenarios:
             file, line = rules.sources.get(rid, ("decision_trees/diagnosis/messages.yaml", None))

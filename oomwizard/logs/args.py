@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import safejson
+from ..facts.vllm_args import parse_argv, sub_config
 from ..kb.releases import DATA_FILE
 from ..text.redact import redact_argv
 from ..versions import Version
@@ -274,44 +275,43 @@ _COMMAND_RE = re.compile(
 )
 
 
-_SHORT_FLAGS = {"-tp": "tensor_parallel_size", "-pp": "pipeline_parallel_size", "-dp": "data_parallel_size",
-                "-q": "quantization", "-O": "compilation_config"}
+_ENTRY_RE = re.compile(r"^(?:vllm\.entrypoints\.(?:openai\.)?api_server|.*[/\\]api_server\.py)$")
 
 
-def command_args(cmd: str) -> dict[str, Any]:
+def _after_entrypoint(argv: list[str]) -> tuple[list[str], bool]:
+    """The words after ``serve`` (True: its first positional is the model) or after the API
+    server's module; the whole line when neither is there."""
+    for i, word in enumerate(argv):
+        if word == "serve":
+            return argv[i + 1:], True
+        if _ENTRY_RE.match(word):
+            return argv[i + 1:], False
+    return argv, False
+
+
+def command_args(cmd: str, version: str | None = None) -> dict[str, Any]:
     """The arguments of a quoted ``vllm serve`` / ``python -m vllm.entrypoints…`` command, as the
-    argument parser would name them: ``--max-model-len 4096`` and ``--max_model_len=4096`` both give
-    ``max_model_len: 4096``; a switch alone is ``True``, ``--no-X`` is ``X: False``."""
+    argument parser would name them (:mod:`oomwizard.facts.vllm_args`, ``-O`` as ``version``
+    reads it): ``--max-model-len 4096`` and ``--max_model_len=4096`` both give ``max_model_len:
+    4096``; a switch alone is ``True``, ``--no-X`` is ``X: False``; dotted keys are merged into
+    their JSON option (``-cc.cudagraph_mode=FULL``)."""
     try:
         argv = shlex.split(cmd)
     except ValueError:
         argv = cmd.split()
+    words, serve = _after_entrypoint(argv)
+    parsed = parse_argv(words, version)
     out: dict[str, Any] = {}
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        i += 1
-        if word == "serve" and i < len(argv) and not argv[i].startswith("-"):
-            out["model_tag"] = argv[i]
-            i += 1
+    if serve and parsed.positionals:
+        out["model_tag"] = parsed.positionals[0]
+    for key, value in parsed.args.items():
+        head = key.partition(".")[0]
+        if not re.fullmatch(r"[A-Za-z_]\w*", head):
             continue
-        if not word.startswith("-") or word in ("-", "--", "-m"):
-            continue
-        name, eq, val = word.partition("=")
-        key = _SHORT_FLAGS.get(name) or name.lstrip("-").replace("-", "_")
-        if not re.fullmatch(r"[A-Za-z_]\w*", key):
-            continue
-        if not eq:
-            if i < len(argv) and not re.match(r"--?[A-Za-z]", argv[i]):
-                val = argv[i]
-                i += 1
-            elif key.startswith("no_"):
-                out[key[3:]] = False
-                continue
-            else:
-                out[key] = True
-                continue
-        out[key] = literal(val)
+        if "." in key:
+            out[head] = {k: literal(v) if isinstance(v, str) else v for k, v in sub_config(parsed.args, head).items()}
+        else:
+            out[key] = literal(value) if isinstance(value, str) else value
     return out
 
 

@@ -156,9 +156,11 @@ def _unjson(text: str) -> str | None:
     return None
 
 
-def unwrap(text: str) -> tuple[list[str], bool, bool]:
-    """Peel runtime/collector/CI/Markdown wrappers. Returns the message lines (a JSON record can
-    hold several), whether a wrapper was recognised, and whether the line is a partial one."""
+_JSON_KEYS = ('"log"', '"message"', '"msg"', '"MESSAGE"', '"textPayload"')
+
+
+def _normalise(text: str) -> str:
+    """Carriage returns (a progress bar's redraws: the last one counts), ANSI and control characters."""
     if "^M" in text:
         text = text.replace("^M", "\r")
     if "\r" in text:
@@ -166,48 +168,62 @@ def unwrap(text: str) -> tuple[list[str], bool, bool]:
     text = strip_ansi(text)
     if not text.isprintable():
         text = _CONTROL_RE.sub("", text)
-    wrapped = False
-    partial = False
+    return text
+
+
+def _json_record(text: str) -> list[str] | None:
+    """The message lines of a JSON log record (each unwrapped in turn), or None if it is none."""
     stripped = text.lstrip()
-    if stripped.startswith("{") and ('"log"' in text or '"message"' in text or '"msg"' in text
-                                     or '"MESSAGE"' in text or '"textPayload"' in text):
-        inner = _unjson(stripped)
-        if inner is not None:
-            inner = strip_ansi(inner.rstrip("\n"))
-            lines = [ln for ln in inner.split("\n")] if "\n" in inner else [inner]
-            out: list[str] = []
-            for ln in lines:
-                sub, _, _ = unwrap(ln)
-                out.extend(sub)
-            return out or [""], True, False
-    for _ in range(4):
-        changed = False
-        first = text[:1]
-        names = _BY_FIRST.get("digit" if first.isdigit() else "upper" if first.isupper() else first, ())
-        if names:
-            for name, rx in _OUTER:
-                if name not in names:
-                    continue
+    if not stripped.startswith("{") or not any(k in text for k in _JSON_KEYS):
+        return None
+    inner = _unjson(stripped)
+    if inner is None:
+        return None
+    inner = strip_ansi(inner.rstrip("\n"))
+    out: list[str] = []
+    for ln in inner.split("\n"):
+        sub, _, _ = unwrap(ln)
+        out.extend(sub)
+    return out or [""]
+
+
+def _peel(text: str) -> tuple[str, bool, bool] | None:
+    """One wrapper off the front: ``(rest, wrapper recognised, CRI partial)``; None when none is."""
+    first = text[:1]
+    names = _BY_FIRST.get("digit" if first.isdigit() else "upper" if first.isupper() else first, ())
+    for name, rx in _OUTER:
+        if name not in names:
+            continue
+        m = rx.match(text)
+        if m:
+            return text[m.end():], True, name == "cri" and m.group("tag") == "P"
+    if text[:1] in (">", " ") and _QUOTE_RE.match(text) and ">" in text[:6]:
+        return _QUOTE_RE.sub("", text, count=1), False, False
+    if "|" in text[:70]:
+        for name, rx in _OUTER:
+            if name in ("compose", "pipe"):
                 m = rx.match(text)
                 if m:
-                    if name == "cri" and m.group("tag") == "P":
-                        partial = True
-                    text = text[m.end():]
-                    wrapped = changed = True
-                    break
-        if not changed and text[:1] in (">", " ") and _QUOTE_RE.match(text) and ">" in text[:6]:
-            text = _QUOTE_RE.sub("", text, count=1)
-            changed = True
-        if not changed and "|" in text[:70]:
-            for name, rx in _OUTER:
-                if name in ("compose", "pipe"):
-                    m = rx.match(text)
-                    if m:
-                        text = text[m.end():]
-                        wrapped = changed = True
-                        break
-        if not changed:
+                    return text[m.end():], True, False
+    return None
+
+
+def unwrap(text: str) -> tuple[list[str], bool, bool]:
+    """Peel runtime/collector/CI/Markdown wrappers. Returns the message lines (a JSON record can
+    hold several), whether a wrapper was recognised, and whether the line is a partial one."""
+    text = _normalise(text)
+    record = _json_record(text)
+    if record is not None:
+        return record, True, False
+    wrapped = False
+    partial = False
+    for _ in range(4):
+        peeled = _peel(text)
+        if peeled is None:
             break
+        text, was_wrapper, was_partial = peeled
+        wrapped = wrapped or was_wrapper
+        partial = partial or was_partial
     return [text], wrapped, partial
 
 

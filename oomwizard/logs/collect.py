@@ -11,33 +11,37 @@ needs: current tracebacks, the facts, and bounded lists of failures and marks.
 
 from __future__ import annotations
 
-import functools
-import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import Any
 
 from ..facts.catalog import CATALOG, FactValueError, coerce
 from ..facts.model import Fact
-from ..text.redact import redact_text
-from ..text.safe_text import printable
 from . import facts as fact_rules
+from . import finish
+from .failure import (
+    EVIDENCE_WIDTH,
+    MAX_FAILURES,
+    MAX_FRAMES,
+    MAX_HISTORY,
+    MAX_MARKS,
+    MAX_PROCS,
+    Failure,
+    Frame,
+    Run,
+    Traceback,
+    sanitize,
+)
 from .lines import Logical
 from .model import where
-from .scan import Anchor, Scanner, literal
 from .signatures import (
-    BLOCK_SIZE,
     FRAME_RE,
     GPU_BLOCKS_RE,
-    KV_BLOCKS_SHORT,
     METHOD_RE,
     MM_PROFILE_RE,
     MM_PROFILE_TRIGGERS,
-    NEAR_LINES,
     OOM_RE,
-    OOM_TRIGGERS,
     PROGRESS_RE,
-    REQUEST_LAYER_DEATH,
     SERVING_LOOPS,
     SERVING_SOURCES,
     SIGNATURES,
@@ -48,181 +52,43 @@ from .signatures import (
     WARMUP_RAISERS,
     Signature,
 )
-from .torch_oom import TorchOom, parse_torch_oom
-
-MAX_FAILURES = 2000
-MAX_FRAMES = 400
-MAX_PROCS = 512
-MAX_MARKS = 256
-"""Worker methods and unfinished progress bars kept per start of the engine."""
-MAX_HISTORY = 64
-"""Values kept per fact, to find the one in force when the diagnosed error happened."""
-EVIDENCE_WIDTH = 400
-
-_EXC_RE = re.compile(
-    r"^\s*(?:[A-Za-z_][\w]*\.)*(?P<type>[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure))"
-    r"(?:\((?P<inner>\w+)\))?(?::\s*(?P<msg>.*))?$"
+from .torch_oom import parse_torch_oom
+from .triggers import (
+    _CALL_RE,
+    _CODE_RE,
+    _DEATH_RE,
+    _EXC_RE,
+    _FACT_TRIGGER_RE,
+    _NCCL_OOM_RE,
+    _PHASE_ORDER,
+    _RUN_START_RE,
+    _SERVING_RE,
+    _SIG_TRIGGER_RE,
+    _SLEEP_RE,
+    _TIMELINE_RE,
+    _TRIED_RE,
+    CONTINUE_LINES,
+    _words,
+    scanner,
+    trigger_words,
 )
-_RUN_START = ("vLLM API server version", "LLM engine (", "LLM engine with config")
-_RUN_START_RE = re.compile(r"vLLM API server version|Initializing an?\s*(?:V[01]\s*)?LLM engine (?:\(|with config)")
-_CODE_RE = re.compile(r"^\s{3,}\S|^\s*[~^]+\s*$")
-_CALL_RE = re.compile(r"(?:^|[\s=(.])([A-Za-z_]\w*)\s*\(")
-_TRIED_RE = re.compile(r"^\s*Tried\s*to\s*allocate\s*\d")
-CONTINUE_LINES = 3
-"""Logical lines after a message whose numbers are missing that may still hold them (a report
-retyped over indented lines, which the wrap joiner leaves apart)."""
 
-def _alternation(words: set[str] | tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(t) for t in sorted(words, key=len, reverse=True)))
+__all__ = ["EVIDENCE_WIDTH", "Collector", "Failure", "Frame", "Run", "Traceback", "_words", "sanitize", "scanner",
+           "trigger_words"]
 
 
-_SIG_TRIGGERS = {t for s in SIGNATURES for t in s.triggers} | set(OOM_TRIGGERS) | {"Cuda failure"}
-_SIG_TRIGGER_RE = _alternation(_SIG_TRIGGERS)
-# Timeline lines that mark serving repeat on every request: they are only looked at while the
-# engine has not reached serving yet (see ``feed``).
-_SERVING_TRIGGERS = {t for t, _, phase in TIMELINE if phase == "serving"}
-_TIMELINE_RE = _alternation({t for t, _, _ in TIMELINE} - _SERVING_TRIGGERS | set(_RUN_START))
-_SERVING_RE = _alternation(_SERVING_TRIGGERS)
-_FACT_TRIGGER_RE = _alternation(set(fact_rules.TRIGGERS))
-_DEATH_RE = _alternation(REQUEST_LAYER_DEATH)
-_SLEEP_RE = _alternation(tuple(t for t, _, _ in SLEEP_MARKS))
-_TRACEBACK_TRIGGERS = {"Traceback", '", line ', "above exception", "Error", "Exception"}
-# Starts of lines vLLM prints very long (a terminal wraps them over many lines).
-_LONG_LINES = {"LLM engine (", "non-default args", "Namespace("}
-
-
-def _words() -> tuple[set[str], set[str]]:
-    """Every trigger the collector reacts to, and the serving marks among them."""
-    words = (_SIG_TRIGGERS | ({t for t, _, _ in TIMELINE} - _SERVING_TRIGGERS) | set(fact_rules.TRIGGERS)
-             | set(_RUN_START) | _TRACEBACK_TRIGGERS | set(MM_PROFILE_TRIGGERS))
-    return words, set(_SERVING_TRIGGERS)
-
-
-def trigger_words() -> list[str]:
-    """Every string a log is searched for (to compare the reader with ``grep -F -f``)."""
-    words, marks = _words()
-    return sorted(words | marks)
-
-
-@functools.lru_cache(maxsize=8)
-def _scanner(extra: tuple[bytes, ...], engine: str) -> Scanner:
-    words, marks = _words()
-    anchors = [Anchor(literal(w), 1536, 32 << 10 if w in _LONG_LINES else 2048) for w in sorted(words)]
-    anchors += [Anchor(p, 1536, 2048) for p in extra]
-    return Scanner(anchors, [Anchor(literal(w), 512, 512) for w in sorted(marks)], engine or None)
-
-
-def scanner(extra: tuple[bytes, ...] = ()) -> Scanner:
-    """What a big log is searched for: every trigger the collector reacts to (the lines around a
-    hit are read, enough for a wrapped message and a traceback's source lines), and ``extra``
-    regex patterns (a checklist's). Serving marks repeat on every request: only the first one
-    after each hit is read."""
-    return _scanner(extra, os.environ.get("OOMWIZARD_SCANNER", ""))
-
-
-_PHASE_ORDER = ["load_weights", "profile_run", "cudagraph_profile", "kv_cache_alloc", "kernel_warmup", "graph_capture",
-                "sampler_warmup", "serving"]
-_NCCL_OOM_RE = re.compile(r"Cuda failure\s*\d*\s*'out of memory'")
-
-
-@dataclass(frozen=True)
-class Frame:
-    path: str
-    func: str
-
-
-@dataclass
-class Traceback:
-    frames: list[Frame] = field(default_factory=list)
-    code: list[str] = field(default_factory=list)
-    closed: bool = False
-    chained: bool = False
-    """A chain marker followed the exception: the next traceback of this process continues it."""
-    tail: str = ""
-    """The function the last frame's source line calls. A paste cut right after that line still
-    names the next step (``engine_core.run_busy_loop()``) although its frame never came."""
-    awaiting: bool = False
-    """The last line read was a frame: the next one of this process is its source line (loggers
-    strip its indentation, so it is known by its place, not its shape)."""
-    file: str = ""
-    line: int = 0
-    """Where it starts: its header, or its first frame when the input starts inside it."""
-    run: int = 0
-
-    def phase_frames(self) -> list[Frame]:
-        """The frames, and the call of the last source line, for telling the phase."""
-        return [*self.frames, Frame("", self.tail)] if self.tail else list(self.frames)
-
-
-@dataclass
-class Failure:
-    """An error the log reports: a GPU OOM, a message naming its cause, a host-memory kill."""
-
-    file: str
-    line: int
-    text: str
-    """The evidence line as shown to the operator (sanitised)."""
-    proc: str
-    rank: int | None
-    run: int
-    signature: Signature | None = None
-    groups: dict[str, str] = field(default_factory=dict)
-    oom: TorchOom | None = None
-    is_oom: bool = False
-    frames: list[Frame] = field(default_factory=list)
-    code: list[str] = field(default_factory=list)
-    timeline: str | None = None
-    """How far start-up had got when the error was printed."""
-    exc_type: str | None = None
-    hints: set[str] = field(default_factory=set)
-    """Frame flags the rest of the log implies (``mm_encoder`` while a multimodal profiling pass runs)."""
-    near_methods: list[str] = field(default_factory=list)
-    """Worker methods other processes named close by, nearest first (set by ``Collector.finish``)."""
-    after: tuple[str, str] | None = None
-    """``(phase, bar text)`` of a progress bar flushed right after the error, stopped before its end."""
-    next_frames: list[Frame] = field(default_factory=list)
-    """Frames of the traceback the same process printed right after the message (a logger that
-    writes the error first and its traceback below it)."""
-    reported: str = ""
-    """The request layer's report of the engine's death printed right after the error (it only
-    waits on an engine that serves)."""
-    sleep_state: str | None = None
-    """Where vLLM's sleep mode stood when the error was printed: ``asleep`` (after a sleep line),
-    ``waking`` (only the weights woken), ``awake`` (woken again), None (no sleep line before it)."""
-    sleep_mark: tuple[str, int, str] | None = None
-    """``(file, line, text)`` of the sleep or wake line that set ``sleep_state``."""
-    cut: bool = False
-    """A traceback whose exception never came: the input stops inside it (a paste cut short)."""
-
-
-@dataclass
-class Run:
-    """One start of the engine (a log can hold several: restarts, crash loops)."""
-
-    index: int
-    line: int
-    phase: str | None = None
-    progressed: bool = False
-    mm_profile: bool = False
-    """The profiling pass of this start runs on multimodal inputs."""
-    methods: list[tuple[str, int, str]] = field(default_factory=list)
-    """``(file, line, method)`` for every "while processing method …" line."""
-    bars: list[tuple[str, int, str, str]] = field(default_factory=list)
-    """``(file, line, phase, text)`` for progress bars stopped before their end."""
-    tracebacks: list[tuple[str, int, str, Traceback]] = field(default_factory=list)
-    """``(file, line, process, traceback)`` for every traceback header."""
-    deaths: list[tuple[str, int, str]] = field(default_factory=list)
-    """``(file, line, text)`` for the request layer's reports of the engine's death."""
-    blocks: list[tuple[str, int, int, str]] = field(default_factory=list)
-    """``(file, line, GPU blocks, text)`` for V0's block count lines."""
-    sleep: str | None = None
-    """Sleep mode's state after the last sleep or wake line of this start (see ``Failure``)."""
-    sleep_mark: tuple[str, int, str] | None = None
-
-
-def sanitize(text: str, width: int = EVIDENCE_WIDTH) -> str:
-    out = redact_text(printable(text)).replace("\n", " ").strip()
-    return out if len(out) <= width else out[: width - 1] + "…"
+def _matching(text: str, frames: list[Frame]) -> Iterator[tuple[Signature, re.Match[str]]]:
+    """Each message rule whose trigger, pattern and (when it names some) frames hold on ``text``."""
+    for sig in SIGNATURES:
+        if not any(t in text for t in sig.triggers):
+            continue
+        m = sig.pattern.search(text)
+        if not m:
+            continue
+        if sig.frames is not None and not any(sig.frames.search(fr.path) or sig.frames.search(fr.func)
+                                              for fr in frames):
+            continue
+        yield sig, m
 
 
 class Collector:
@@ -298,22 +164,45 @@ class Collector:
         text = lg.text
         if self._open is not None and self._continue(lg):
             return
-        if _DEATH_RE.search(text) and len(self.run.deaths) < MAX_MARKS:
-            self.run.deaths.append((self.file, lg.line, sanitize(lg.shown, 160)))
+        self._marks(lg)
+        tb, header, found, last = self._frames(lg)
+        if (header or found) and not _SIG_TRIGGER_RE.search(text, last):
+            return
+        if "above exception" in text:
+            if tb is not None and tb.closed:
+                tb.chained = True
+            return
+        open_tb = tb if tb is not None and not tb.closed and tb.frames else None
+        if open_tb is not None and not found and self._source_line(open_tb, text):
+            return
+        self._errors(lg, open_tb, found, last)
+
+    def _marks(self, lg: Logical) -> None:
+        """What a line says about the engine's run: a death reported, sleep, serving, a method, a
+        multimodal profiling pass."""
+        text = lg.text
+        run = self.run
+        if _DEATH_RE.search(text) and len(run.deaths) < MAX_MARKS:
+            run.deaths.append((self.file, lg.line, sanitize(lg.shown, 160)))
         if ("sleep" in text or "wake up" in text) and _SLEEP_RE.search(text):
             self._sleep_mark(text, lg)
-        if self.run.phase != "serving" and (
+        if run.phase != "serving" and (
                 _SERVING_RE.search(text)
                 or (lg.level == "ERROR" and lg.src.rsplit("/", 1)[-1].startswith(SERVING_SOURCES))):
-            self.run.phase = "serving"
-            self.run.progressed = True
+            run.phase = "serving"
+            run.progressed = True
         self._line = lg
-        if "method" in text and len(self.run.methods) < MAX_MARKS:
+        if "method" in text and len(run.methods) < MAX_MARKS:
             m = METHOD_RE.search(text)
             if m:
-                self.run.methods.append((self.file, lg.line, m.group("func")))
-        if not self.run.mm_profile and any(t in text for t in MM_PROFILE_TRIGGERS) and MM_PROFILE_RE.search(text):
-            self.run.mm_profile = True
+                run.methods.append((self.file, lg.line, m.group("func")))
+        if not run.mm_profile and any(t in text for t in MM_PROFILE_TRIGGERS) and MM_PROFILE_RE.search(text):
+            run.mm_profile = True
+
+    def _frames(self, lg: Logical) -> tuple[Traceback | None, bool, int, int]:
+        """A traceback's header and frames on this line: ``(its process's traceback, header seen,
+        frames found, end of the last frame)``."""
+        text = lg.text
         key = lg.proc
         tb = self.tracebacks.get(key)
         header = "Traceback" in text and "most recent call last" in text
@@ -327,43 +216,47 @@ class Collector:
                 self.run.tracebacks.append((self.file, lg.line, key, tb))
         found = 0
         last = 0
-        if 'File "' in text:
-            # A traceback flattened onto one line (a paste that lost its newlines) holds many frames.
-            for m in FRAME_RE.finditer(text):
-                if tb is None or tb.closed:
-                    tb = self.tracebacks[key] = Traceback(file=self.file, line=lg.line, run=self.run.index)
-                if len(tb.frames) < MAX_FRAMES:
-                    tb.frames.append(Frame(m.group("path"), m.group("func")))
-                    tb.tail, tb.awaiting = "", True
-                found += 1
-                last = m.end()
-                if self.run.phase != "serving" and m.group("func") in SERVING_LOOPS:
-                    self.run.phase = "serving"
-                    self.run.progressed = True
-        if (header or found) and not _SIG_TRIGGER_RE.search(text, last):
-            return
-        if "above exception" in text:
-            if tb is not None and tb.closed:
-                tb.chained = True
-            return
-        in_tb = tb is not None and not tb.closed and bool(tb.frames)
-        if in_tb and not found and tb.awaiting:  # type: ignore[union-attr]
-            tb.awaiting = False  # type: ignore[union-attr]
+        if 'File "' not in text:
+            return tb, header, found, last
+        # A traceback flattened onto one line (a paste that lost its newlines) holds many frames.
+        for m in FRAME_RE.finditer(text):
+            if tb is None or tb.closed:
+                tb = self.tracebacks[key] = Traceback(file=self.file, line=lg.line, run=self.run.index)
+            if len(tb.frames) < MAX_FRAMES:
+                tb.frames.append(Frame(m.group("path"), m.group("func")))
+                tb.tail, tb.awaiting = "", True
+            found += 1
+            last = m.end()
+            if self.run.phase != "serving" and m.group("func") in SERVING_LOOPS:
+                self.run.phase = "serving"
+                self.run.progressed = True
+        return tb, header, found, last
+
+    @staticmethod
+    def _source_line(tb: Traceback, text: str) -> bool:
+        """A line of an open traceback that is no frame: the source line under the last frame (its
+        call names the next step) or more code. True when it is code, with nothing more to read."""
+        if tb.awaiting:
+            tb.awaiting = False
             if not _EXC_RE.match(text):
                 call = _CALL_RE.search(text)
-                tb.tail = call.group(1) if call else ""  # type: ignore[union-attr]
-        if in_tb and not found and _CODE_RE.match(text):
-            tb.code.append(text.strip()[:240])  # type: ignore[union-attr]
-            return
+                tb.tail = call.group(1) if call else ""
+        if _CODE_RE.match(text):
+            tb.code.append(text.strip()[:240])
+            return True
+        return False
+
+    def _errors(self, lg: Logical, tb: Traceback | None, found: int, last: int) -> None:
+        """The exception that closes ``tb`` (the open traceback of this process, if any), the
+        messages that name their cause, start-up marks and facts."""
+        text = lg.text
         exc = _EXC_RE.match(text) or (_EXC_RE.match(text[last:].lstrip(" ^~")) if found else None)
         frames: list[Frame] = []
         code: list[str] = []
-        exc_type = None
-        if (exc or found) and in_tb:
-            frames, code = list(tb.frames), list(tb.code)  # type: ignore[union-attr]
-            tb.closed = True  # type: ignore[union-attr]
-        if exc:
-            exc_type = exc.group("inner") or exc.group("type")
+        if (exc or found) and tb is not None:
+            frames, code = list(tb.frames), list(tb.code)
+            tb.closed = True
+        exc_type = (exc.group("inner") or exc.group("type")) if exc else None
         kept = len(self.failures) + self.failures_dropped
         if _SIG_TRIGGER_RE.search(text):
             self._signatures(lg, frames, code, exc_type)
@@ -411,50 +304,55 @@ class Collector:
             return
 
     def _signatures(self, lg: Logical, frames: list[Frame], code: list[str], exc_type: str | None) -> None:
+        """Messages that name their cause on this line, then PyTorch's generic OOM unless one did."""
         text = lg.text
         if not frames and "method" in text:
             m = METHOD_RE.search(text)
             if m:
                 frames = [Frame("", m.group("func"))]
         named_oom = False
-        for sig in SIGNATURES:
-            for t in sig.triggers:
-                if t in text:
-                    break
-            else:
-                continue
-            m = sig.pattern.search(text)
-            if not m:
-                continue
-            if sig.frames is not None and not any(sig.frames.search(fr.path) or sig.frames.search(fr.func)
-                                                  for fr in frames):
-                continue
-            groups = {k: v for k, v in m.groupdict().items() if v is not None}
-            # A message that quotes PyTorch's error keeps its numbers (the chained error may be cut).
-            inline = parse_torch_oom(text) if sig.oom else None
-            if inline is not None and inline.requested is None:
-                inline = None
-            failure = self._new_failure(lg, m.start(), signature=sig, groups=groups, frames=frames, code=code,
-                                        exc_type=exc_type, is_oom=sig.oom, oom=inline)
-            if failure is not None and any(g not in groups for g in sig.facts):
-                self._open = (failure, sig, text, lg, lg.lines[-1] if lg.lines else lg.line, CONTINUE_LINES)
-            if inline is not None and inline.total is not None:
-                self.put("gpu_mem_total_bytes", inline.total)
+        for sig, m in _matching(text, frames):
+            self._named(lg, sig, m, frames, code, exc_type)
             named_oom = named_oom or sig.oom
-            for group, fact in sig.facts.items():
-                if group in groups:
-                    self.put(fact, groups[group].replace(",", ""))
-            if sig.id == "free-memory-at-startup" and "total" in groups:
-                self.put("gpu_mem_total_bytes", round(float(groups["total"]) * (1 << 30)))
-                dev = groups.get("dev", "")
-                if dev.startswith(("xpu", "cuda")):
-                    self.put("error_platform", "xpu" if dev.startswith("xpu") else "cuda")
-            if sig.id == "sleep-cumem-oom":
-                self.put("error_platform", "rocm" if groups.get("plat", "").upper() == "HIP" else "cuda")
-            if sig.id == "swap-space-warning":
-                self.put("host_mem_total_bytes", round(float(groups.get("ram", "0")) * (1 << 30)) or None)
+        if not named_oom:
+            self._gpu_oom(lg, frames, code, exc_type)
+
+    def _named(self, lg: Logical, sig: Signature, m: re.Match[str], frames: list[Frame], code: list[str],
+               exc_type: str | None) -> None:
+        text = lg.text
+        groups = {k: v for k, v in m.groupdict().items() if v is not None}
+        # A message that quotes PyTorch's error keeps its numbers (the chained error may be cut).
+        inline = parse_torch_oom(text) if sig.oom else None
+        if inline is not None and inline.requested is None:
+            inline = None
+        failure = self._new_failure(lg, m.start(), signature=sig, groups=groups, frames=frames, code=code,
+                                    exc_type=exc_type, is_oom=sig.oom, oom=inline)
+        if failure is not None and any(g not in groups for g in sig.facts):
+            self._open = (failure, sig, text, lg, lg.lines[-1] if lg.lines else lg.line, CONTINUE_LINES)
+        if inline is not None and inline.total is not None:
+            self.put("gpu_mem_total_bytes", inline.total)
+        for group, fact in sig.facts.items():
+            if group in groups:
+                self.put(fact, groups[group].replace(",", ""))
+        self._message_facts(sig.id, groups)
+
+    def _message_facts(self, sid: str, groups: dict[str, str]) -> None:
+        """Facts some messages carry in a unit or spelling of their own."""
+        if sid == "free-memory-at-startup" and "total" in groups:
+            self.put("gpu_mem_total_bytes", round(float(groups["total"]) * (1 << 30)))
+            dev = groups.get("dev", "")
+            if dev.startswith(("xpu", "cuda")):
+                self.put("error_platform", "xpu" if dev.startswith("xpu") else "cuda")
+        if sid == "sleep-cumem-oom":
+            self.put("error_platform", "rocm" if groups.get("plat", "").upper() == "HIP" else "cuda")
+        if sid == "swap-space-warning":
+            self.put("host_mem_total_bytes", round(float(groups.get("ram", "0")) * (1 << 30)) or None)
+
+    def _gpu_oom(self, lg: Logical, frames: list[Frame], code: list[str], exc_type: str | None) -> None:
+        """PyTorch's (or NCCL's) generic GPU out-of-memory error."""
+        text = lg.text
         m = OOM_RE.search(text) or _NCCL_OOM_RE.search(text)
-        if not m or named_oom:
+        if not m:
             return
         oom = parse_torch_oom(text)
         failure = self._new_failure(lg, m.start(), oom=oom, is_oom=True, frames=frames, code=code, exc_type=exc_type)
@@ -531,128 +429,24 @@ class Collector:
                 # Start-up only moves forward; ranks and Ray replay lines out of order.
                 if _PHASE_ORDER.index(phase) > _PHASE_ORDER.index(run.phase) if run.phase else True:
                     run.phase = phase
+                if phase == run.phase:
+                    run.mark = (self.file, lg.line, sanitize(lg.shown))
                 run.progressed = True
                 return
 
     # --- end ----------------------------------------------------------------------------------
     def finish(self) -> None:
         """What needs the whole log: neighbours of each error, then the derived facts."""
-        self._short_blocks()
-        self._cut_tracebacks()
-        self._link()
+        finish.short_blocks(self)
+        finish.cut_tracebacks(self)
+        finish.link(self)
+        finish.ended(self)
         self.derive()
 
-    def _value_at(self, name: str, file: str, line: int) -> Any:
-        """The value a fact had at ``file:line`` (the last one read before, else the first after)."""
-        hist = self.history.get(name)
-        if not hist or file not in self.files:
-            return None
-        at = (self.files.index(file), line)
-        started = [h for h in hist if h[0] <= at]
-        return (started[-1][3] if started[-1][2] <= at else started[-1][1]).value if started else hist[0][1].value
-
-    def _short_blocks(self) -> None:
-        """V0 raises when max_model_len needs more tokens than its GPU blocks hold; the block count
-        it printed just before tells, even when the paste stops ahead of the error."""
-        private_size = self.private.get("_block_size")
-        for run in self.runs:
-            for file, line, blocks, text in run.blocks:
-                mml = self._value_at("max_model_len", file, line)
-                size = int(private_size[0]) if private_size else BLOCK_SIZE
-                if not isinstance(mml, int) or blocks * size >= mml or len(self.failures) >= MAX_FAILURES:
-                    continue
-                groups = {"tokens": f"{blocks * size:,}", "blocks": str(blocks), "block_size": str(size),
-                          "mml": f"{mml:,}"}
-                self.failures.append(Failure(file=file, line=line, text=text, proc="", rank=None, run=run.index,
-                                             signature=KV_BLOCKS_SHORT, groups=groups, timeline="kv_cache_alloc"))
-                if "kv_cache_tokens" not in self.facts:
-                    self.put_at("kv_cache_tokens", blocks * size, file, line, text)
-
-    def _cut_tracebacks(self) -> None:
-        """A traceback whose exception line never came (the input stops inside it, or starts in its
-        middle and stops before its end) still names the phase its frames were running. For a
-        start of the engine with no failure of its own, the last such traceback is kept as a
-        failure marked ``cut``: evidence, not a verdict."""
-        open_tbs = sorted((tb for tb in self.tracebacks.values() if not tb.closed and tb.frames),
-                          key=lambda tb: (self.files.index(tb.file) if tb.file in self.files else -1, tb.line))
-        for tb in reversed(open_tbs):
-            if any(f.run == tb.run for f in self.failures) or len(self.failures) >= MAX_FAILURES:
-                continue
-            frames = tb.phase_frames()
-            proc = next((k for k, v in self.tracebacks.items() if v is tb), "")
-            self.failures.append(Failure(
-                file=tb.file, line=tb.line, text=sanitize(f"Traceback (most recent call last): … {frames[-1].func}"),
-                proc=proc, rank=None, run=tb.run, frames=frames, code=list(tb.code),
-                timeline=self.runs[tb.run].phase if tb.run < len(self.runs) else None, cut=True))
-
-    def _link(self) -> None:
-        """For errors that carry no frames of their own: the worker methods named close by, a
-        progress bar flushed right after them (the stage it counts was running when they died) and
-        the request layer reporting the engine's death right after them (it was serving)."""
-        for f in self.failures:
-            run = self.runs[f.run]
-            near = sorted((abs(line - f.line), method) for file, line, method in run.methods
-                          if file == f.file and abs(line - f.line) <= NEAR_LINES)
-            f.near_methods = list(dict.fromkeys(m for _, m in near))
-            f.after = next(((phase, text) for file, line, phase, text in run.bars
-                            if file == f.file and 0 < line - f.line <= NEAR_LINES), None)
-            if not f.frames:
-                f.next_frames = next((tb.phase_frames() for file, line, proc, tb in run.tracebacks
-                                      if file == f.file and proc == f.proc and 0 < line - f.line <= NEAR_LINES), [])
-            f.reported = next((text for file, line, text in run.deaths
-                               if file == f.file and 0 < line - f.line <= NEAR_LINES), "")
-
     def settle(self, file: str, line: int) -> bool:
-        """Make every fact the value in force at ``file:line`` (the error being diagnosed): the last
-        one read at or before it, else the first one after. A setting named again later (a restart,
-        or the fix described after the crash) must not rewrite what was true when it failed.
-        Returns whether anything changed."""
-        if file not in self.files:
-            return False
-        at = (self.files.index(file), line)
-        changed = False
-        for name, hist in self.history.items():
-            started = [h for h in hist if h[0] <= at]
-            if started:
-                _, first_fact, last, last_fact = started[-1]
-                chosen = last_fact if last <= at else first_fact
-            else:
-                chosen = hist[0][1]
-            current = self.facts.get(name)
-            if current is None or current.value != chosen.value:
-                self.facts[name] = chosen
-                changed = True
-        return changed
+        """Make every fact the value in force at ``file:line`` (:func:`.finish.settle`)."""
+        return finish.settle(self, file, line)
 
     def derive(self) -> None:
-        """Facts that need the whole log: the command line, GPU count, the model's family."""
-        for name in self._derived:
-            self.facts.pop(name, None)
-        before = set(self.facts)
-        literal = self.private.get("_serve_command_literal")
-        from_args = self.private.get("_serve_command_from_args")
-        ns = self.private.get("_namespace")
-        chosen = literal or from_args
-        if chosen is None and ns is not None:
-            from .args import serve_command
-
-            version = self.facts.get("vllm_version")
-            cmd = serve_command(ns[0], namespace=True, version=str(version.value) if version else None)
-            if cmd:
-                chosen = (cmd, ns[1], ns[2], ns[3])
-        if chosen is not None:
-            self.put_at("serve_command", chosen[0], chosen[1], chosen[2], chosen[3])
-        if self.gpu_indices:
-            gpu = self.facts.get("gpu_name")
-            if gpu is not None:
-                self.put_at("gpu_count", len(self.gpu_indices), gpu.file or self.file, gpu.line or 0,
-                            gpu.detail or "")
-        model = self.facts.get("model")
-        arch = self.facts.get("model_arch")
-        derived = fact_rules.derive_model_facts(model.value if model else None, arch.value if arch else None)
-        src = arch or model
-        if src is not None:
-            for name, value in derived.items():
-                if name not in self.facts:
-                    self.put_at(name, value, src.file or self.file, src.line or 0, src.detail or "")
-        self._derived = set(self.facts) - before
+        """Facts that need the whole log (:func:`.finish.derive`)."""
+        finish.derive(self)

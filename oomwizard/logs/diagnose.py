@@ -20,7 +20,7 @@ from .collect import Collector, Failure, scanner
 from .inputs import open_inputs
 from .lines import Joiner, Logical
 from .model import Diagnosis, where
-from .rank import frame_flags, rank
+from .rank import ended_reason, frame_flags, rank
 from .reader import (
     ALL_LINES_LIMIT,
     GAP,
@@ -125,6 +125,10 @@ def conclude(col: Collector, inputs: list[str], warnings: list[str]) -> Diagnosi
         p = ranked.primary
         missing.append(f"{where(p.file, p.line)}: the log ends inside this traceback, before its exception; the "
                        "lines after it (the error message, e.g. `torch.OutOfMemoryError: …`) would settle the diagnosis")
+        warnings.extend(missing)
+    ended = ranked.primary
+    if ended is not None and ended.ended and ended.timeline is not None:
+        missing.append(f"{where(ended.file, ended.line)}: {ended_reason(ended.timeline).en}")
         warnings.extend(missing)
     diag = Diagnosis(ranked.matches, facts, list(inputs), warnings, missing=missing)
     diag.oom_messages = _oom_messages(col.failures)

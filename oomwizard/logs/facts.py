@@ -11,14 +11,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..text.units import GIB
 from . import args as argparse_repr
-from .signatures import phrase
+from .startup_numbers import numbers as _numbers
 
 Setter = Callable[[str, Any], None]
 """``set(fact_name, raw_value)``; the collector converts and records the source line."""
 
-_F = r"(\d+(?:\.\d+)?)"
 
 _VERSION_RES = (
     re.compile(r"vLLM API server version\s*v?(\d+\.\d+[\w.+-]*)"),
@@ -51,28 +49,6 @@ _GPU_NAME_RES = (
     re.compile(r"^\s*\|?\s*(\d+)\s+((?:NVIDIA|Tesla|Quadro)\s[\w .-]+?)\s{2,}(?:On|Off)\b"),
     re.compile(r"\bDevice name\s*:\s*((?:NVIDIA|AMD|Intel)[^\n,]*)"),
 )
-_V0_TOTAL_RE = re.compile(r"total_gpu_memory\s*\(\s*" + _F + r"\s*GiB\)\s*x\s*gpu_memory_utilization\s*\(\s*" + _F
-                          + r"\s*\)\s*=\s*" + _F + r"\s*GiB")
-_V0_BREAKDOWN_RE = re.compile(
-    r"model weights take\s*" + _F + r"\s*GiB;\s*non_torch_memory takes\s*" + _F + r"\s*GiB;\s*"
-    r"PyTorch activation peak memory takes\s*" + _F + r"\s*GiB;\s*the rest of the memory reserved for KV Cache is\s*"
-    + r"(-?\d+(?:\.\d+)?)\s*GiB"
-)
-_V1_PROFILE_RE = re.compile(
-    r"torch peak memory increase:\s*" + _F + r"\s*GiB;\s*non-torch forward increase memory:\s*" + _F + r"\s*GiB;"
-    r"(?:.*?)weights memory:\s*" + _F + r"\s*GiB"
-)
-_FREE_INFO_RE = re.compile(
-    phrase("Free memory on device") + r"(?:\s*[\w:]+)?\s*\(\s*" + _F + r"\s*/\s*" + _F + r"\s*GiB\)\s*on\s*startup\.\s*"
-    + phrase("Desired GPU memory utilization is") + r"\s*\(\s*" + _F + r",\s*" + _F + r"\s*GiB\)"
-)
-_ACTUAL_RE = re.compile(
-    r"Actual usage is\s*" + _F + r"\s*GiB for (?:weight|consumed memory[^,]*),\s*" + _F + r"\s*GiB for peak activation,"
-    r"(?:\s*" + _F + r"\s*GiB for non-torch memory,)?\s*(?:and\s*)?" + _F + r"\s*GiB for CUDAGraph memory"
-)
-_SUGGEST_RE = re.compile(r"--kv-cache-memory=(\d+)`?\s*\(\s*" + _F + r"\s*GiB\)\s*to fit into requested memory,\s*or\s*"
-                         r"`?--kv-cache-memory=(\d+)")
-_CURRENT_KV_RE = re.compile(r"Current kv cache memory in use is\s*" + _F + r"\s*GiB")
 _CUDAGRAPH_MODE_RE = re.compile(
     r"cudagraph_mode[\"']?\s*[:=]\s*(?:<CUDAGraphMode\.([A-Z_]+)|[\"']?([A-Z_]{4,})|(\[\s*\d\s*,\s*\d\s*\]|\d))"
 )
@@ -100,14 +76,6 @@ _FAMILIES = (
     ("glm", re.compile(r"glm", re.I)),
     ("gemma", re.compile(r"gemma", re.I)),
 )
-
-
-def _num(s: str) -> float:
-    return float(s.replace(",", "").replace("_", ""))
-
-
-def _gib_to_bytes(s: str) -> int:
-    return round(float(s) * GIB)
 
 
 def _apply_args(a: dict[str, Any], put: Setter) -> None:
@@ -266,82 +234,6 @@ def _gpu(text: str, put: Setter) -> None:
                 if m.lastindex and m.lastindex >= 2:
                     put("_gpu_index", int(m.group(1)))
             return
-
-
-def _numbers(text: str, put: Setter) -> None:
-    m = re.search(r"(?:Model loading|Loading model weights|Loading weights|Weights loading) took\s*" + _F + r"\s*G", text)
-    if m:
-        put("weights_gib", float(m.group(1)))
-    m = re.search(r"Available KV cache memory:\s*(-?\d+(?:\.\d+)?)\s*GiB", text)
-    if m:
-        put("kv_cache_gib", float(m.group(1)))
-    m = re.search(r"KV cache size:\s*([\d,]+)\s*tokens", text)
-    if m:
-        put("kv_cache_tokens", int(_num(m.group(1))))
-    m = re.search(r"Maximum concurrency for\s*([\d,]+)\s*tokens per request:\s*" + _F + r"\s*x", text)
-    if m:
-        put("max_model_len", int(_num(m.group(1))))
-        put("max_concurrency", float(m.group(2)))
-    m = re.search(r"Estimated CUDA graph memory:\s*" + _F + r"\s*GiB", text)
-    if m:
-        put("cudagraph_estimate_gib", float(m.group(1)))
-    m = re.search(r"Graph capturing finished in\s*\d+(?:\.\d+)?\s*secs?,\s*took\s*(-?\d+(?:\.\d+)?)\s*GiB", text)
-    if m:
-        put("cudagraph_actual_gib", float(m.group(1)))
-    m = re.search(r"CUDA graph pool memory:\s*(-?\d+(?:\.\d+)?)\s*GiB \(actual\),\s*(-?\d+(?:\.\d+)?)\s*GiB \(estimated\)", text)
-    if m:
-        put("cudagraph_actual_gib", float(m.group(1)))
-        put("cudagraph_estimate_gib", float(m.group(2)))
-    m = _V0_TOTAL_RE.search(text)
-    if m:
-        put("gpu_mem_total_bytes", _gib_to_bytes(m.group(1)))
-        put("gpu_memory_utilization", float(m.group(2)))
-        put("requested_gib", float(m.group(3)))
-    m = _V0_BREAKDOWN_RE.search(text)
-    if m:
-        put("weights_gib", float(m.group(1)))
-        put("non_torch_gib", float(m.group(2)))
-        put("activation_peak_gib", float(m.group(3)))
-        put("kv_cache_gib", float(m.group(4)))
-    m = _V1_PROFILE_RE.search(text)
-    if m:
-        put("activation_peak_gib", float(m.group(1)))
-        put("non_torch_gib", float(m.group(2)))
-        put("weights_gib", float(m.group(3)))
-    m = _FREE_INFO_RE.search(text)
-    if m:
-        put("startup_free_gib", float(m.group(1)))
-        put("startup_total_gib", float(m.group(2)))
-        put("gpu_mem_total_bytes", _gib_to_bytes(m.group(2)))
-        put("gpu_memory_utilization", float(m.group(3)))
-        put("requested_gib", float(m.group(4)))
-    m = _ACTUAL_RE.search(text)
-    if m:
-        if "for weight" in text:
-            put("weights_gib", float(m.group(1)))
-        put("activation_peak_gib", float(m.group(2)))
-        if m.group(3):
-            put("non_torch_gib", float(m.group(3)))
-        put("cudagraph_estimate_gib", float(m.group(4)))
-    m = _SUGGEST_RE.search(text)
-    if m:
-        put("suggested_kv_cache_bytes", int(m.group(1)))
-        put("suggested_kv_cache_full_bytes", int(m.group(3)))
-    m = _CURRENT_KV_RE.search(text)
-    if m:
-        put("kv_cache_gib", float(m.group(1)))
-    m = re.search(r"max_num_batched_tokens\s*=\s*(\d+)", text)
-    if m and "Chunked prefill" in text:
-        put("max_num_batched_tokens", int(m.group(1)))
-        put("chunked_prefill", True)
-    m = re.search(r"Using max model len\s*(\d+)", text)
-    if m:
-        put("max_model_len", int(m.group(1)))
-    m = re.search(r"is equivalent to --gpu-memory-utilization=\s*" + _F, text)
-    if m:
-        cur = re.search(r"current --gpu-memory-utilization=\s*" + _F, text)
-        if cur:
-            put("gpu_memory_utilization", float(cur.group(1)))
 
 
 def _misc(text: str, put: Setter) -> None:

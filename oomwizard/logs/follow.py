@@ -169,6 +169,43 @@ class Follower:
         return conclude(self.col, list(self.col.files), [])
 
 
+def _start(source: Source, follower: Follower) -> _File | _Stream:
+    """The tail to follow: a stream read as it comes, or a file whose complete lines are read now."""
+    name = source.name
+    if source.gzip:
+        raise InputError(f"cannot follow {name}: it is compressed and cannot grow")
+    if name == "<stdin>" or source.size is None:
+        try:
+            stream = source.opener()
+        except OSError as e:
+            raise InputError(f"cannot read {name}: {e.strerror or e}") from None
+        return _Stream(stream)
+    end = _last_newline(name, source.size)
+    held = Source(name, lambda: _Limited(open(name, "rb"), end), end)  # type: ignore[arg-type,return-value]  # noqa: SIM115
+    for item in read_lines(held, follower.stats, scanner()):
+        if item[0] < 0:
+            follower.gap()
+        else:
+            follower.feed_line(*item)
+    follower.gap()
+    follower.line = follower.stats.lines + 1
+    return _File(name, end)
+
+
+def _read(tail: _File | _Stream, follower: Follower, poll: float) -> bytes | None:
+    """What the tail has grown by (``b""``: nothing yet, after waiting ``poll``); None once a
+    stream has ended. A file rewritten from its start restarts the follower."""
+    if isinstance(tail, _Stream):
+        return tail.read(poll)
+    data = tail.read()
+    if tail.restarted:
+        tail.restarted = False
+        follower.restart()
+    if not data:
+        time.sleep(poll)
+    return data
+
+
 def follow(source: Source, *, status: Status | None = None, settle: float = SETTLE_S, poll: float = POLL_S,
            clock: Callable[[], float] = time.monotonic, stop: Callable[[], bool] | None = None) -> Diagnosis:
     """Read ``source``, keep reading as it grows, and diagnose once the engine died, or when
@@ -177,28 +214,7 @@ def follow(source: Source, *, status: Status | None = None, settle: float = SETT
     tell = status or (lambda key, fields: None)
     name = source.name
     follower = Follower(name)
-    tail: _File | _Stream
-    if source.name == "<stdin>" or source.size is None:
-        if source.gzip:
-            raise InputError(f"cannot follow {name}: it is compressed and cannot grow")
-        try:
-            stream = source.opener()
-        except OSError as e:
-            raise InputError(f"cannot read {name}: {e.strerror or e}") from None
-        tail = _Stream(stream)
-    else:
-        if source.gzip:
-            raise InputError(f"cannot follow {name}: it is compressed and cannot grow")
-        end = _last_newline(name, source.size)
-        held = Source(name, lambda: _Limited(open(name, "rb"), end), end)  # type: ignore[arg-type,return-value]  # noqa: SIM115
-        for item in read_lines(held, follower.stats, scanner()):
-            if item[0] < 0:
-                follower.gap()
-            else:
-                follower.feed_line(*item)
-        follower.gap()
-        follower.line = follower.stats.lines + 1
-        tail = _File(name, end)
+    tail = _start(source, follower)
     earlier = [f for f in follower.col.failures if _fatal(f)]
     if earlier:
         tell("follow.earlier", {"name": name, "count": len(earlier), "line": earlier[-1].line})
@@ -207,18 +223,10 @@ def follow(source: Source, *, status: Status | None = None, settle: float = SETT
     last_data = clock()
     try:
         while stop is None or not stop():
-            if isinstance(tail, _Stream):
-                data = tail.read(poll)
-                if data is None:
-                    tell("follow.ended", {"name": name})
-                    break
-            else:
-                data = tail.read()
-                if tail.restarted:
-                    tail.restarted = False
-                    follower.restart()
-                if not data:
-                    time.sleep(poll)
+            data = _read(tail, follower, poll)
+            if data is None:
+                tell("follow.ended", {"name": name})
+                break
             if data:
                 follower.feed_bytes(data)
                 last_data = clock()

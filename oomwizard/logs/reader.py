@@ -26,8 +26,10 @@ import sys
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
+from .gunzip import _Gunzip
+from .newlines import _merged, _snap, count_newlines
 from .scan import Anchor, Scanner
 
 __all__ = ["ALL_LINES_LIMIT", "GAP", "MAX_LINE", "Anchor", "InputError", "ReadStats", "Scanner", "Source",
@@ -39,8 +41,6 @@ ALL_LINES_LIMIT = 1 << 20
 """Inputs up to this size (a paste, a short log) go through the line reader whole."""
 MAX_LINE = 32 << 10
 """A physical line longer than this keeps only its first and last ``MAX_LINE // 2`` bytes."""
-GZIP_OUT = 1 << 20
-"""Decompressed bytes produced per step: a gzip bomb never expands more than this at once."""
 
 # Control bytes never found in text (tabs, newlines, form feeds and ANSI colours are text): a
 # log holds none of them, random or compressed data about one byte in nine.
@@ -109,62 +109,6 @@ def text_source(text: str, name: str) -> Source:
 
     data = text.encode("utf-8", "surrogatepass")
     return Source(name, lambda: io.BytesIO(data), len(data))
-
-
-class _Gunzip:
-    """A gzip stream decompressed step by step: several members (``cat a.gz b.gz``) are read on,
-    a stream cut short keeps every byte it decompressed (``GzipFile`` loses the last block), and
-    no step expands more than :data:`GZIP_OUT` bytes (a gzip bomb stays in bounded memory)."""
-
-    def __init__(self, raw: BinaryIO, head: bytes = b"") -> None:
-        self.raw = raw
-        self.pending = head
-        self.d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        self.in_member = False
-        self.truncated = False
-        self.consumed = 0
-        """Compressed bytes read so far (for progress)."""
-
-    def _input(self) -> bytes:
-        if self.pending:
-            data, self.pending = self.pending, b""
-            return data
-        data = self.raw.read(1 << 16)
-        self.consumed += len(data)
-        return data
-
-    def read(self, n: int) -> bytes:
-        while True:
-            if self.truncated:
-                raise EOFError("compressed file ended before the end-of-stream marker was reached")
-            data = self.d.unconsumed_tail or self._input()
-            if not self.in_member:
-                data = data.lstrip(b"\x00")  # padding between or after members
-                if not data:
-                    if self.pending or self.d.unconsumed_tail:
-                        continue
-                    peek = self._input()
-                    if not peek:
-                        return b""
-                    self.pending = peek
-                    continue
-            if not data:
-                self.truncated = True
-                tail = self.d.flush()
-                if tail:
-                    return tail
-                continue
-            self.in_member = True
-            out = self.d.decompress(data, max(1, min(n, GZIP_OUT)))
-            if self.d.eof:
-                self.pending = self.d.unused_data + self.pending
-                self.d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-                self.in_member = False
-            if out:
-                return out
-
-    def close(self) -> None:
-        self.raw.close()
 
 
 class _Reader:
@@ -432,61 +376,6 @@ def _every_line(blocks: Iterator[Block], stats: ReadStats, scanner: Scanner | No
         yield from _lines_of(chunk, line, stats, scanner)
         line += chunk.count(b"\n") + (0 if chunk.endswith(b"\n") else 1)
     stats.lines = line - 1
-
-
-def _snap(buf: bytes | bytearray, n: int, s: int, e: int, floor: int) -> tuple[int, int]:
-    """``[s, e)`` widened to whole lines within ``[floor, n)``."""
-    s = max(s, floor)
-    if s > 0:
-        s = max(buf.rfind(b"\n", 0, s) + 1, floor)
-    if e >= n:
-        return s, n
-    nxt = buf.find(b"\n", e, n)
-    return s, n if nxt < 0 else nxt + 1
-
-
-def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for s, e in spans:
-        if out and s <= out[-1][1]:
-            if e > out[-1][1]:
-                out[-1] = (out[-1][0], e)
-        else:
-            out.append((s, e))
-    return out
-
-
-_NUMPY: list[Any] = []
-NUMPY_MIN = 1 << 20
-"""Ranges at least this long have their newlines counted by NumPy when it imports: a vectorised
-compare and count, 5 to 10 times faster than ``bytes.count`` (which does not vectorise), and
-counting is the largest cost of searching a big log."""
-
-
-def count_newlines(buf: bytes | bytearray, start: int, end: int) -> int:
-    """Newlines in ``buf[start:end]``."""
-    if end - start >= NUMPY_MIN:
-        if not _NUMPY:
-            # NumPy's BLAS would start a thread per core at import: nothing here needs it.
-            for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-                os.environ.setdefault(var, "1")
-            try:
-                import numpy as np_module
-            except ImportError:
-                np_module = None  # type: ignore[assignment]
-            _NUMPY.append(np_module)
-        np = _NUMPY[0]
-        if np is not None:
-            if len(_NUMPY) == 1:
-                _NUMPY.append(np.empty(NUMPY_MIN, dtype=bool))  # reused: no block-sized temporaries
-            out = _NUMPY[1]
-            total = 0
-            for a in range(start, end, NUMPY_MIN):
-                k = min(NUMPY_MIN, end - a)
-                np.equal(np.frombuffer(buf, np.uint8, k, a), 10, out=out[:k])
-                total += int(np.count_nonzero(out[:k]))
-            return total
-    return buf.count(b"\n", start, end)
 
 
 def _search(blocks: Iterator[Block], stats: ReadStats, scanner: Scanner) -> Iterator[tuple[int, str]]:

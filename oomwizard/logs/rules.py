@@ -12,30 +12,22 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
 from ..facts.catalog import CATALOG, FAILURE_PHASES
 from ..i18n import Text
 from ..kb.yamlsrc import KBError, LDict, LList, Problem, load_yaml
+from .refine_rules import Refinements, load_refinements
+from .rules_read import _empty, _int, _Reader, _score, expand, phrase
 
-FILES = ("tiers.yaml", "messages.yaml", "frames.yaml", "timeline.yaml", "numbers.yaml")
+__all__ = ["FILES", "FLAGS", "Example", "FrameFlag", "FramePhase", "Rules", "Signature", "expand", "load_rules",
+           "phrase", "rules", "rules_dir"]
+
+FILES = ("tiers.yaml", "messages.yaml", "frames.yaml", "timeline.yaml", "numbers.yaml", "refinements.yaml")
 FLAGS = frozenset({"lora", "spec_decode", "sort", "mrv2", "mm_encoder", "custom_allreduce", "deep_gemm",
                    "flashinfer", "sleep_wake"})
 """The frame flags the ranking reads; a flag nobody reads would be a rule that does nothing."""
 SLEEP_STATES = ("asleep", "awake")
-
-
-def phrase(text: str) -> str:
-    """A literal phrase as a regex where every space may have been lost or doubled by a wrap."""
-    return r"\s*".join(re.escape(w) for w in text.split(" "))
-
-
-_PHRASE_RE = re.compile(r"\{\{(.+?)\}\}")
-
-
-def expand(pattern: str) -> str:
-    """A rule's pattern with each ``{{words}}`` replaced by :func:`phrase`."""
-    return _PHRASE_RE.sub(lambda m: phrase(m.group(1)), pattern)
 
 
 @dataclass(frozen=True)
@@ -118,102 +110,42 @@ class Rules:
     mrv2_zero: str = ""
     deepseek_v32: re.Pattern[str] = re.compile(r"(?!)")
     mechanisms: tuple[Any, ...] = ()
+    refinements: Refinements = field(default_factory=Refinements)
     mechanism_params: dict[str, Any] = field(default_factory=dict)
     examples: list[Example] = field(default_factory=list)
     sources: dict[str, tuple[str, int]] = field(default_factory=dict)
     """Rule id -> (file, line), for lint's messages."""
 
 
-class _Reader:
-    """Typed reads of one file's values; every problem is kept with its line."""
-
-    def __init__(self, file: str, problems: list[Problem]) -> None:
-        self.file = file
-        self.problems = problems
-
-    def err(self, line: int | None, msg: str) -> None:
-        self.problems.append(Problem(self.file, line, msg))
-
-    def keys(self, d: Any, line: int, allowed: set[str], required: set[str], what: str) -> TypeGuard[LDict]:
-        if not isinstance(d, LDict):
-            self.err(line, f"{what}: expected a mapping")
-            return False
-        for k in d:
-            if k not in allowed:
-                self.err(d.line_of(k), f"{what}: unknown key {k!r}")
-        missing = required - set(d)
-        for k in sorted(missing):
-            self.err(d.line, f"{what}: missing {k!r}")
-        return not missing
-
-    def seq(self, d: LDict, key: str, what: str) -> LList:
-        v = d.get(key)
-        if v is not None and not isinstance(v, LList):
-            self.err(d.line_of(key), f"{what}.{key}: expected a list")
-            v = None
-        if v is None:
-            v = LList()
-            v.item_lines = []
-        return v
-
-    def strings(self, d: LDict, key: str, what: str) -> tuple[str, ...]:
-        items = self.seq(d, key, what)
-        out = []
-        for i, v in enumerate(items):
-            if not isinstance(v, str) or not v:
-                self.err(items.line_of(i), f"{what}.{key}: expected a non-empty string")
-            else:
-                out.append(v)
-        return tuple(out)
-
-    def regex(self, value: Any, line: int, what: str, flags: int = 0) -> re.Pattern[str] | None:
-        if isinstance(value, LDict):
-            if not self.keys(value, line, {"pattern", "ignore_case"}, {"pattern"}, what):
-                return None
-            flags |= re.I if value.get("ignore_case") is True else 0
-            value = value["pattern"]
-        if not isinstance(value, str) or not value:
-            self.err(line, f"{what}: expected a regex")
-            return None
-        try:
-            return re.compile(expand(value), flags)
-        except re.error as e:
-            self.err(line, f"{what}: bad regex: {e}")
-            return None
-
-    def phase(self, value: Any, line: int, what: str) -> str | None:
-        if value not in FAILURE_PHASES:
-            self.err(line, f"{what}: unknown phase {value!r} (one of {', '.join(FAILURE_PHASES)})")
-            return None
-        return str(value)
-
-    def text(self, value: Any, line: int, what: str) -> Text | None:
-        if not isinstance(value, LDict) or not isinstance(value.get("en"), str) or not isinstance(value.get("zh"), str):
-            self.err(line, f"{what}: expected {{en: ..., zh: ...}}")
-            return None
-        return Text(value["en"], value["zh"])
-
-
-def _empty() -> LDict:
-    d = LDict()
-    d.key_lines = {}
-    return d
-
-
-def _score(r: _Reader, tiers: dict[str, float], value: Any, line: int, what: str) -> float | None:
-    if isinstance(value, str):
-        if value not in tiers:
-            r.err(line, f"{what}: unknown score tier {value!r} (one of {', '.join(tiers)})")
-            return None
-        return tiers[value]
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1:
-        return float(value)
-    r.err(line, f"{what}: score must be a tier name or a number in (0, 1]")
-    return None
-
-
 _MESSAGE_KEYS = {"id", "scenario", "score", "phase", "triggers", "pattern", "frames", "facts", "oom", "reason", "note",
                  "examples", "by_phase"}
+
+
+def _signature_facts(r: _Reader, d: LDict, pattern: re.Pattern[str] | None, what: str) -> LDict:
+    """``facts:`` (named group -> fact), each a known fact and a group of the pattern."""
+    facts = d.get("facts")
+    if facts is not None and not isinstance(facts, LDict):
+        r.err(d.line_of("facts"), f"{what}.facts: expected group: fact")
+    if not isinstance(facts, LDict):
+        facts = _empty()
+    for group, fact in facts.items():
+        if fact not in CATALOG:
+            r.err(facts.line_of(group), f"{what}.facts: unknown fact {fact!r}")
+        if pattern is not None and group not in pattern.groupindex:
+            r.err(facts.line_of(group), f"{what}.facts: the pattern has no group {group!r}")
+    return facts
+
+
+def _signature_examples(r: _Reader, rules: Rules, d: LDict, sid: str, pattern: re.Pattern[str] | None,
+                        triggers: tuple[str, ...], what: str) -> None:
+    """Each example, kept for lint, must match the pattern and hold a trigger."""
+    ex_list = r.seq(d, "examples", what)
+    for i, text in enumerate(r.strings(d, "examples", what)):
+        rules.examples.append(Example(sid, d.get("scenario"), text, r.file, ex_list.line_of(i)))
+        if pattern is not None and not pattern.search(text):
+            r.err(ex_list.line_of(i), f"{what}: example does not match the pattern")
+        if triggers and not any(t in text for t in triggers):
+            r.err(ex_list.line_of(i), f"{what}: example holds none of the triggers")
 
 
 def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred: bool = False) -> Signature | None:
@@ -227,31 +159,15 @@ def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred:
     reason = r.text(d["reason"], d.line_of("reason"), f"{what}.reason")
     phase = r.phase(d["phase"], d.line_of("phase"), what) if d.get("phase") is not None else None
     frames = r.regex(d["frames"], d.line_of("frames"), f"{what}.frames") if d.get("frames") is not None else None
-    facts = d.get("facts")
-    if facts is not None and not isinstance(facts, LDict):
-        r.err(d.line_of("facts"), f"{what}.facts: expected group: fact")
-    if not isinstance(facts, LDict):
-        facts = _empty()
-    for group, fact in facts.items():
-        if fact not in CATALOG:
-            r.err(facts.line_of(group), f"{what}.facts: unknown fact {fact!r}")
-        if pattern is not None and group not in pattern.groupindex:
-            r.err(facts.line_of(group), f"{what}.facts: the pattern has no group {group!r}")
-    if pattern is not None and reason is not None:
+    facts = _signature_facts(r, d, pattern, what)
+    if pattern is not None and reason is not None and not inferred:
         for name in re.findall(r"\{(\w+)\}", reason.en + reason.zh):
-            if name not in pattern.groupindex and not inferred:
+            if name not in pattern.groupindex:
                 r.err(d.line_of("reason"), f"{what}.reason: the pattern has no group {name!r}")
     triggers = r.strings(d, "triggers", what)
     if not inferred and not triggers:
         r.err(d.line_of("triggers"), f"{what}: at least one trigger")
-    examples = r.strings(d, "examples", what)
-    ex_list = r.seq(d, "examples", what)
-    for i, text in enumerate(examples):
-        rules.examples.append(Example(sid, d.get("scenario"), text, r.file, ex_list.line_of(i)))
-        if pattern is not None and not pattern.search(text):
-            r.err(ex_list.line_of(i), f"{what}: example does not match the pattern")
-        if triggers and not any(t in text for t in triggers):
-            r.err(ex_list.line_of(i), f"{what}: example holds none of the triggers")
+    _signature_examples(r, rules, d, sid, pattern, triggers, what)
     by_phase = d.get("by_phase") is True
     if by_phase and phase is None:
         r.err(d.line_of("by_phase"), f"{what}: by_phase needs a phase")
@@ -387,14 +303,6 @@ def _timeline(r: _Reader, rules: Rules, doc: LDict) -> None:
         rules.mm_profile_triggers = r.strings(mm, "triggers", "multimodal_profile")
 
 
-def _int(r: _Reader, doc: LDict, key: str) -> int:
-    v = doc.get(key)
-    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-        r.err(doc.line_of(key), f"{key}: expected a positive integer")
-        return 0
-    return v
-
-
 def _numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
     from ..versions import VersionSpec
     from .mechanisms import CONDITIONS, Mechanism
@@ -442,8 +350,17 @@ def _numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
     rules.mechanisms = tuple(out)
 
 
+def _refinements(r: _Reader, rules: Rules, doc: LDict) -> None:
+    found: list[tuple[str, str, str, int]] = []
+    rules.refinements = load_refinements(r, rules.tiers, doc, FLAGS, FAILURE_PHASES, found)
+    for rule, scenario, text, line in found:
+        rules.examples.append(Example(rule, scenario, text, r.file, line))
+    for rule, _scenario, line in rules.refinements.scenarios:
+        rules.sources[rule] = (r.file, line)
+
+
 _SECTIONS = {"tiers.yaml": _tiers, "messages.yaml": _messages, "frames.yaml": _frames, "timeline.yaml": _timeline,
-             "numbers.yaml": _numbers}
+             "numbers.yaml": _numbers, "refinements.yaml": _refinements}
 
 
 def _own_root() -> Path:

@@ -12,6 +12,7 @@ The rules themselves are data in ``decision_trees/diagnosis/`` (loaded by :mod:`
 * ``timeline.yaml`` — ordinary start-up lines that tell how far the engine got, for failures
   that come without a traceback.
 * ``tiers.yaml`` and ``numbers.yaml`` — the named score tiers and the numbers reasoned with.
+* ``refinements.yaml`` — what refines a placed failure into its scenarios (:mod:`.refine`).
 
 Every trigger of these rules is also what the reader searches each byte of a log for
 (``collect.scanner``), so a rule added there is found wherever it sits in the input. This
@@ -41,6 +42,10 @@ CUT = _R.tiers["cut"]
 """A traceback the input stops inside: its frames name the phase, but nothing says it was memory."""
 CUT_TIMELINE = _R.tiers["cut_timeline"]
 """A traceback the input stops inside whose frames name no phase, placed by how far start-up got."""
+ENDED = _R.tiers["ended"]
+"""No error at all in a log that stops during start-up: the phase its last start-up line began.
+Never confident (below ``CONFIDENT`` whatever the refinements add)."""
+"""A traceback the input stops inside whose frames name no phase, placed by how far start-up got."""
 CUT_PHASES: tuple[tuple[str, str, frozenset[str]], ...] = _R.cut_phases
 """``(frame, phase, unless)`` for a traceback cut short whose deepest known frame is a step that
 runs several phases (``frames.yaml``)."""
@@ -48,8 +53,6 @@ EARLIER_RUN = _R.thresholds["earlier_run"]
 """Factor for evidence from an earlier start of the engine than the last one that failed."""
 CONFIDENT = _R.thresholds["confident"]
 """Below this the best match is shown but does not pre-answer the wizard's first question."""
-SLEEP_MODE = "sleep-mode"
-"""The scenario of vLLM's sleep mode and its cumem allocator (``rank`` refines it by frames)."""
 
 SIGNATURES: tuple[Signature, ...] = _R.messages
 """Messages that name their cause."""

@@ -1,0 +1,122 @@
+"""Typed, located reads of the diagnosis rule files: every problem keeps its file and line.
+
+Shared by the loaders of ``decision_trees/diagnosis/*.yaml`` (:mod:`.rules`, :mod:`.refine_rules`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeGuard
+
+from ..facts.catalog import FAILURE_PHASES
+from ..i18n import Text
+from ..kb.yamlsrc import LDict, LList, Problem
+
+
+def phrase(text: str) -> str:
+    """A literal phrase as a regex where every space may have been lost or doubled by a wrap."""
+    return r"\s*".join(re.escape(w) for w in text.split(" "))
+
+
+_PHRASE_RE = re.compile(r"\{\{(.+?)\}\}")
+
+
+def expand(pattern: str) -> str:
+    """A rule's pattern with each ``{{words}}`` replaced by :func:`phrase`."""
+    return _PHRASE_RE.sub(lambda m: phrase(m.group(1)), pattern)
+
+
+class _Reader:
+    """Typed reads of one file's values; every problem is kept with its line."""
+
+    def __init__(self, file: str, problems: list[Problem]) -> None:
+        self.file = file
+        self.problems = problems
+
+    def err(self, line: int | None, msg: str) -> None:
+        self.problems.append(Problem(self.file, line, msg))
+
+    def keys(self, d: Any, line: int, allowed: set[str], required: set[str], what: str) -> TypeGuard[LDict]:
+        if not isinstance(d, LDict):
+            self.err(line, f"{what}: expected a mapping")
+            return False
+        for k in d:
+            if k not in allowed:
+                self.err(d.line_of(k), f"{what}: unknown key {k!r}")
+        missing = required - set(d)
+        for k in sorted(missing):
+            self.err(d.line, f"{what}: missing {k!r}")
+        return not missing
+
+    def seq(self, d: LDict, key: str, what: str) -> LList:
+        v = d.get(key)
+        if v is not None and not isinstance(v, LList):
+            self.err(d.line_of(key), f"{what}.{key}: expected a list")
+            v = None
+        if v is None:
+            v = LList()
+            v.item_lines = []
+        return v
+
+    def strings(self, d: LDict, key: str, what: str) -> tuple[str, ...]:
+        items = self.seq(d, key, what)
+        out = []
+        for i, v in enumerate(items):
+            if not isinstance(v, str) or not v:
+                self.err(items.line_of(i), f"{what}.{key}: expected a non-empty string")
+            else:
+                out.append(v)
+        return tuple(out)
+
+    def regex(self, value: Any, line: int, what: str, flags: int = 0) -> re.Pattern[str] | None:
+        if isinstance(value, LDict):
+            if not self.keys(value, line, {"pattern", "ignore_case"}, {"pattern"}, what):
+                return None
+            flags |= re.I if value.get("ignore_case") is True else 0
+            value = value["pattern"]
+        if not isinstance(value, str) or not value:
+            self.err(line, f"{what}: expected a regex")
+            return None
+        try:
+            return re.compile(expand(value), flags)
+        except re.error as e:
+            self.err(line, f"{what}: bad regex: {e}")
+            return None
+
+    def phase(self, value: Any, line: int, what: str) -> str | None:
+        if value not in FAILURE_PHASES:
+            self.err(line, f"{what}: unknown phase {value!r} (one of {', '.join(FAILURE_PHASES)})")
+            return None
+        return str(value)
+
+    def text(self, value: Any, line: int, what: str) -> Text | None:
+        if not isinstance(value, LDict) or not isinstance(value.get("en"), str) or not isinstance(value.get("zh"), str):
+            self.err(line, f"{what}: expected {{en: ..., zh: ...}}")
+            return None
+        return Text(value["en"], value["zh"])
+
+
+def _empty() -> LDict:
+    d = LDict()
+    d.key_lines = {}
+    return d
+
+
+def _score(r: _Reader, tiers: dict[str, float], value: Any, line: int, what: str) -> float | None:
+    if isinstance(value, str):
+        if value not in tiers:
+            r.err(line, f"{what}: unknown score tier {value!r} (one of {', '.join(tiers)})")
+            return None
+        return tiers[value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value <= 1:
+        return float(value)
+    r.err(line, f"{what}: score must be a tier name or a number in (0, 1]")
+    return None
+
+
+def _int(r: _Reader, doc: LDict, key: str) -> int:
+    v = doc.get(key)
+    if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+        r.err(doc.line_of(key), f"{key}: expected a positive integer")
+        return 0
+    return v
