@@ -180,6 +180,7 @@ def test_the_cumem_pool_assertion_line_is_sleep_mode_with_expandable_segments_on
      "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation."),
     # Loading the model is not serving.
     ("prose-oom-serving", "OOM when loading the model on a single 24 GB card"),
+    ("prose-oom-serving", "fix host RAM OOM when load large models with tensor parallelism"),
     # A draft of a pull request is not a draft model; "exploration" holds no LoRA.
     ("prose-oom-speculative", "This is a draft; it fixes the OOM in the encoder profiling."),
     ("prose-oom-lora", "OOM during exploration of larger batch sizes"),
