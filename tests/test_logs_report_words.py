@@ -188,6 +188,12 @@ def test_the_cumem_pool_assertion_line_is_sleep_mode_with_expandable_segments_on
     ("prose-oom-killer", "the CUDA OOM killed the engine"),
     # A container path named workspace is not vLLM's workspace.
     ("prose-workspace-locked", "the volume /workspace/models is mounted read-only and locked by the job"),
+    # A command line that sets both is a configuration, not a report tying them together.
+    ("prose-allreduce-expandable",
+     "docker run --gpus all -e PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True vllm/vllm-openai --model m "
+     "--tensor-parallel-size 2 --disable-custom-all-reduce"),
+    ("prose-allreduce-expandable",
+     "vllm serve Qwen/Qwen3-8B -tp 2 --disable-custom-all-reduce  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
     ("prose-host-memory-growth", "Possibly too large swap space. 8.00 GiB out of the 31.00 GiB total CPU memory is "
                                  "allocated for the swap space."),
 ])
