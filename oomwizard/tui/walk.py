@@ -68,7 +68,7 @@ class WalkKeeping:
         for note in resume_into(self.opts, walk):
             self.notify(note, severity="warning", timeout=10, markup=False)
         self.user_facts.update(self.opts.overrides)
-        from .app import MachineState
+        from .view import MachineState
 
         self.machine = MachineState()
         self.start_machine()
