@@ -121,13 +121,10 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         """``--set`` values and overrides made in the facts screen (kind ``answered``)."""
         self.user_facts.update(opts.overrides)
         self.keeper: Any = None
-        """Saves the walk after every change, for ``--resume`` (see :mod:`oomwizard.bundle.resume`)."""
+        """Saves the walk after every change, for ``--resume`` (see :mod:`oomwizard.bundle.resume`);
+        made after the first frame (it reads the log's ends and the saved walks)."""
         self.resumable: Any = None
         """The last unfinished walk, offered on the welcome screen (looked for after the first frame)."""
-        if opts.keep_state:
-            from ..bundle.resume import Keeper
-
-            self.keeper = Keeper(opts)
         self.outcome = Outcome()
         self.clipboard_runner = clipboard.load_tmux_buffer
         self.title = ui("tui.title", self.lang)
@@ -247,10 +244,15 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         return ", ".join(Path(p).name for p in paths)
 
     def _after_first_frame(self) -> None:
-        """Work starts once the welcome screen is on the terminal: a log given is read first (its
-        diagnosis is the next screen), then the knowledge base loads and the machine is detected."""
-        if self.keeper is not None and not (self.opts.logs or self.opts.demo or self.opts.resume or self.opts.replay):
-            self.in_thread(self.keeper.store.latest_unfinished, self._resumable_found, lambda _e: None, "resumable")
+        """Work starts once the first screen is on the terminal: the walk's keeper (it reads the
+        saved walks; the last unfinished one is looked for in a worker), then a log given is read
+        (its diagnosis is on the screen), then the knowledge base loads and the machine is detected."""
+        if self.opts.keep_state:
+            from ..bundle.resume import Keeper
+
+            self.keeper = Keeper(self.opts)
+            if not (self.opts.logs or self.opts.demo or self.opts.resume or self.opts.replay):
+                self.in_thread(self.keeper.store.latest_unfinished, self._resumable_found, lambda _e: None, "resumable")
         logs = self.opts.effective_logs()
         if logs:
             self._then_background = True
@@ -502,13 +504,11 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         Under tmux the text also goes into tmux's paste buffer, in a worker (it runs ``tmux``);
         ``on_tmux`` hears whether that worked.
         """
-        self._clipboard = text
         plan = clipboard.plan(text, self.environ)
-        driver = self._driver
-        if driver is not None:
-            for seq in plan.sequences:
-                driver.write(seq)
-            driver.flush()
+        if plan.via == "terminal":
+            self.copy_to_clipboard(text)  # Textual's own OSC 52
+        else:
+            self._passthrough(text, plan.sequences)
         if plan.via == "tmux":
             runner = self.clipboard_runner
 
@@ -519,6 +519,16 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
 
             self.run_worker(load, thread=True, group="tmux-buffer", exit_on_error=False)
         return plan.via
+
+    def _passthrough(self, text: str, sequences: tuple[str, ...]) -> None:
+        """OSC 52 wrapped for tmux or screen, which Textual cannot send: the one place that writes
+        to Textual's driver and sets what ``App.clipboard`` returns, as ``copy_to_clipboard`` does."""
+        self._clipboard = text
+        driver = self._driver
+        if driver is not None:
+            for seq in sequences:
+                driver.write(seq)
+            driver.flush()
 
     # --- actions -----------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ class WalkKeeping:
     resumable: Any
     opts: Any
     session: Any
+    _walk: Any
     user_facts: Any
     machine: Any
     log_state: Any
@@ -54,7 +55,11 @@ class WalkKeeping:
             return
         leaf = self._leaf_screen()
         chosen = self.user_facts.get("diagnosis")
-        self.keeper.save(screen=self._screen_kind(), answers=self.session.answers, order=self.session.order,
+        # Before the walk is made (it needs the whole knowledge base) nothing is answered: saving
+        # must not load the base on the screen's thread, before the diagnosis is drawn.
+        walk = self._walk
+        self.keeper.save(screen=self._screen_kind(), answers=walk.answers if walk is not None else {},
+                         order=walk.order if walk is not None else [],
                          overrides=self.user_facts, scenario=str(chosen.value) if chosen else None,
                          leaf=leaf.done.leaf.id if leaf is not None else None, finished=finished)
 
