@@ -454,7 +454,9 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
             self.open_questions()
         self.keep()
         if self._then_background:
-            self.call_after_refresh(self._background)
+            # After the screen has drawn the diagnosis (it hears LogRead first): the knowledge base
+            # and detection threads must not compete with that frame.
+            self.screen.call_after_refresh(self._background)
 
     def _log_failed(self, error: str) -> None:
         from ..text.output import clean_text
@@ -534,10 +536,8 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
 
     def _leaf_screen(self) -> Any:
         """The fix being shown: the top-most leaf screen, even under the facts screen or a dialog."""
-        from .screens.leaf import LeafScreen
-
         for screen in reversed(self.screen_stack):
-            if isinstance(screen, LeafScreen):
+            if getattr(screen, "KIND", "") == "leaf":
                 return screen
         return None
 

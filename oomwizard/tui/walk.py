@@ -39,14 +39,11 @@ class WalkKeeping:
     start_machine: Any
 
     def _screen_kind(self) -> str:
-        from .screens.diagnosis import DiagnosisScreen
-        from .screens.leaf import LeafScreen
-        from .screens.question import QuestionScreen
-
+        """The top-most screen a walk resumes on (``WizardScreen.KIND``); below them all, the welcome."""
         for screen in reversed(self.screen_stack):
-            for kind, cls in (("leaf", LeafScreen), ("question", QuestionScreen), ("diagnosis", DiagnosisScreen)):
-                if isinstance(screen, cls):
-                    return kind
+            kind = getattr(screen, "KIND", "")
+            if kind:
+                return str(kind)
         return "welcome"
 
     def keep(self, finished: bool = False) -> None:

@@ -9,7 +9,7 @@ keymap (:mod:`..keymap`) still finds them by id.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual.binding import ActiveBinding
 from textual.content import Content
@@ -83,6 +83,10 @@ class WizardNode:
 
 
 class WizardScreen(WizardNode, Screen[None]):
+    KIND: ClassVar[str] = ""
+    """``diagnosis``, ``question`` or ``leaf``: where a kept walk resumes (the app reads it without
+    importing the screens, which import the report renderers)."""
+
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.ready = False

@@ -62,6 +62,7 @@ def bullet(text: str) -> Table:
 
 
 class DiagnosisScreen(WizardScreen):
+    KIND = "diagnosis"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b,escape", "back", "tui.back", id="diagnosis.back"),
         Binding("w", "watch", "tui.watch", id="diagnosis.watch"),

@@ -44,6 +44,7 @@ def first_sentence(text: str, limit: int = 240) -> str:
 
 
 class LeafScreen(WizardScreen):
+    KIND = "leaf"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "tui.copy", id="leaf.copy"),
         Binding("s", "save", "tui.save", id="leaf.save"),

@@ -57,6 +57,7 @@ class VersionInput(Input):
 
 
 class QuestionScreen(WizardScreen):
+    KIND = "question"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b,escape", "back", "tui.back", id="question.back"),
         Binding("question_mark", "help", "tui.help", key_display="?", id="question.help"),
