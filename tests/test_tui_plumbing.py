@@ -169,6 +169,30 @@ def test_the_tui_uses_no_private_textual_api_but_the_clipboard_passthrough() -> 
     assert {hit.split()[-1] for hit in found} == {"._driver", "._clipboard"}
 
 
+def _private_modules(path: Path) -> list[str]:
+    """Imports of Textual's or Rich's private modules (``textual._wrap``, ``from rich import _wrap``)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if parts[0] in ("textual", "rich") and any(x.startswith("_") for x in parts[1:]):
+                out.append(f"{path.name}:{node.lineno} {name}")
+    return out
+
+
+def test_only_the_cjk_line_breaking_reaches_into_private_modules() -> None:
+    """Textual has no hook for breaking lines between CJK characters; ``cjk.enable`` swaps the
+    wrappers' word patterns, guarded so that nothing happens if they move. Nothing else may."""
+    found = [hit for p in sorted(TUI.rglob("*.py")) for hit in _private_modules(p)]
+    assert found and all(hit.startswith("cjk.py:") for hit in found), found
+
+
 def test_the_private_api_check_finds_what_it_looks_for(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("class S:\n    def f(self, node):\n        super()._on_key(node)\n"
@@ -176,6 +200,10 @@ def test_the_private_api_check_finds_what_it_looks_for(tmp_path: Path) -> None:
                       "    def g(self):\n        self._mine = 1\n", encoding="utf-8")
     assert _private_uses([sample], {"_bindings", "_compositor", "_on_key"}) == [
         "sample.py:3 super()._on_key", "sample.py:4 ._bindings", "sample.py:4 ._compositor"]
+    imports = tmp_path / "imports.py"
+    imports.write_text("from textual import _wrap\nimport rich._wrap\nfrom textual.widgets import Static\n",
+                       encoding="utf-8")
+    assert _private_modules(imports) == ["imports.py:1 textual._wrap", "imports.py:2 rich._wrap"]
 
 
 def test_the_knowledge_base_loads_in_a_worker_after_the_demo_diagnosis(

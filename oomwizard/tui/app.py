@@ -49,6 +49,8 @@ from .walk import WalkKeeping
 if TYPE_CHECKING:
     # The first frame waits for nothing but Textual: the engine, the knowledge base, the log
     # reader and the renderers are imported (and the knowledge base loaded) after it is drawn.
+    # Screens are imported where they are first shown, for the same reason (the leaf screen
+    # brings the report renderers); they never import this module, so there is no cycle.
     from ..engine import Answer, Ask, Done
     from ..kb.model import KnowledgeBase
     from ..logs.model import Diagnosis

@@ -1,4 +1,4 @@
-"""Keys the operator remaps: ``OOMWIZARD_KEYMAP="wizard.facts=F;question.accept_all=ctrl+a"``.
+"""Keys the operator remaps: ``OOMWIZARD_KEYMAP="wizard.facts=ctrl+f;leaf.copy=y"``.
 
 Every binding of the wizard has an id (``<screen>.<action>``, ``wizard.*`` for those of every
 screen); Textual's keymap (``App.set_keymap``) replaces the keys of the ids it names, and the
