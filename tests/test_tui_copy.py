@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from snapshot_apps.pilot import press, run_async, screen_text, settle
+from snapshot_apps.pilot import enter_until_leaf, press, run_async, screen_text, settle
 from textual.widgets import Button
 
 from oomwizard.engine import Done
@@ -40,14 +40,8 @@ def demo_app(version: str | None = None) -> WizardApp:
 
 
 async def to_leaf(pilot) -> LeafScreen:  # type: ignore[no-untyped-def]
-    await settle(pilot)
-    for _ in range(30):
-        if isinstance(pilot.app.screen, LeafScreen):
-            break
-        await press(pilot, "enter")
-        await settle(pilot)
-    screen = pilot.app.screen
-    assert isinstance(screen, LeafScreen) and screen.done.leaf.id == "sampler-warmup", screen
+    screen = await enter_until_leaf(pilot)
+    assert screen.done.leaf.id == "sampler-warmup", screen.done.leaf.id
     return screen
 
 

@@ -16,7 +16,16 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from snapshot_apps.pilot import press, run_async, screen_text, settle
+from snapshot_apps.pilot import (
+    enter_until_leaf,
+    press,
+    question_id,
+    run_async,
+    screen_text,
+    settle,
+    to_questions,
+    until,
+)
 from snapshot_apps.stand_ins import (
     HOSTILE_LINE,
     StandIns,
@@ -43,29 +52,6 @@ from oomwizard.tui.widgets.commands import CommandBlock, FixCard
 
 SIZE = (80, 24)
 LOG = __file__  # any readable file: the stand-in diagnosis does not read it
-
-
-def question_id(app: WizardApp) -> str | None:
-    step = app.session.current()
-    return step.question.id if isinstance(step, Ask) else None
-
-
-async def to_questions(pilot) -> None:  # type: ignore[no-untyped-def]
-    """From start-up with a log: wait for the diagnosis, continue with the best match."""
-    await settle(pilot)
-    assert isinstance(pilot.app.screen, DiagnosisScreen)
-    await press(pilot, "enter")
-    assert isinstance(pilot.app.screen, QuestionScreen)
-
-
-async def enter_until_leaf(pilot, limit: int = 10) -> LeafScreen:  # type: ignore[no-untyped-def]
-    for _ in range(limit):
-        if isinstance(pilot.app.screen, LeafScreen):
-            break
-        await press(pilot, "enter")
-    screen = pilot.app.screen
-    assert isinstance(screen, LeafScreen), screen
-    return screen
 
 
 # --- the main path ----------------------------------------------------------------------------
@@ -410,7 +396,7 @@ async def test_detection_runs_in_the_background_and_fills_in_suggestions_late() 
     gate = threading.Event()
     app = make_app(stand_ins=StandIns(gate=gate))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: "reading GPUs" in screen_text(app), "detection under way", workers=False)
         assert isinstance(app.screen, WelcomeScreen)
         assert app.machine.status == "running"
         assert "reading GPUs" in screen_text(app)

@@ -10,12 +10,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from snapshot_apps.pilot import press, run_async, screen_text, settle
+from snapshot_apps.pilot import enter_until_leaf, press, question_id, run_async, screen_text, settle, until
 from snapshot_apps.stand_ins import make_app
-from textual.command import CommandPalette
+from textual.command import CommandList, CommandPalette
 from textual.widgets import Input, OptionList
 
-from oomwizard.engine import Ask
 from oomwizard.exitcodes import Exit
 from oomwizard.tui.screens.diagnosis import DiagnosisScreen
 from oomwizard.tui.screens.facts import FactsScreen
@@ -28,21 +27,6 @@ from oomwizard.tui.screens.welcome import WelcomeScreen
 
 SIZE = (80, 24)
 LOG = __file__
-
-
-def question_id(app) -> str | None:  # type: ignore[no-untyped-def]
-    step = app.session.current()
-    return step.question.id if isinstance(step, Ask) else None
-
-
-async def to_leaf(pilot) -> LeafScreen:  # type: ignore[no-untyped-def]
-    await settle(pilot)
-    for _ in range(10):
-        if isinstance(pilot.app.screen, LeafScreen):
-            break
-        await press(pilot, "enter")
-    assert isinstance(pilot.app.screen, LeafScreen)
-    return pilot.app.screen
 
 
 async def open_keys(pilot, key: str = "question_mark") -> str:  # type: ignore[no-untyped-def]
@@ -70,7 +54,7 @@ async def test_question_mark_shows_the_keys_of_every_screen() -> None:
         await press(pilot, "escape")
         text = await open_keys(pilot, "f2")  # … and F2 shows the keys
         assert "Accept all suggestions" in text
-        leaf = await to_leaf(pilot)
+        leaf = await enter_until_leaf(pilot)
         text = await open_keys(pilot, "f1")
         for action in ("Copy", "Save", "Check new log", "Back", "Quit", "Facts"):
             assert action in text, action
@@ -97,13 +81,19 @@ async def test_the_welcome_screen_has_keys_too() -> None:
 async def test_the_command_palette_runs_this_screens_actions() -> None:
     app = make_app(logs=[LOG])
     async with app.run_test(size=SIZE) as pilot:
-        await to_leaf(pilot)
+        await enter_until_leaf(pilot)
         assert "^p" in screen_text(app).splitlines()[-1]
         await press(pilot, "ctrl+p")
         assert isinstance(app.screen, CommandPalette)
         for ch in "Save":
             await press(pilot, ch)
-        await pilot.pause(0.5)
+
+        def offered() -> bool:
+            found = app.screen.query(CommandList)
+            return bool(found) and found.first().option_count > 0 and \
+                "Save" in str(found.first().get_option_at_index(0).prompt)
+
+        await until(pilot, offered, "the palette offers Save")
         await press(pilot, "enter")
         await settle(pilot)
         assert isinstance(app.screen, SaveScreen)
@@ -113,11 +103,11 @@ async def test_the_command_palette_runs_this_screens_actions() -> None:
 async def test_ctrl_c_copies_a_mouse_selection_and_quits_without_one() -> None:
     app = make_app(logs=[LOG])
     async with app.run_test(size=SIZE) as pilot:
-        await to_leaf(pilot)
+        await enter_until_leaf(pilot)
         await pilot.mouse_down("#run-this-commands", offset=(2, 0))
         await pilot.hover("#run-this-commands", offset=(20, 0))
         await pilot.mouse_up("#run-this-commands", offset=(20, 0))
-        await pilot.pause()
+        await until(pilot, app.screen.get_selected_text, "a mouse selection")
         selected = app.screen.get_selected_text()
         assert selected and "vllm serve" in selected
         await press(pilot, "ctrl+c")
@@ -174,7 +164,7 @@ async def test_tab_completes_a_path_and_moves_on_with_nothing_to_complete(tmp_pa
         assert box.has_focus
         for ch in f"{tmp_path}/vllm-s":
             await pilot.press(ch)
-        await pilot.pause(0.2)
+        await settle(pilot)  # the suggester runs in a worker, then posts its suggestion
         await press(pilot, "tab")
         assert box.value == f"{tmp_path}/vllm-serve-0142.log" and box.has_focus
         await press(pilot, "tab")  # nothing left to complete: Tab moves on
@@ -203,17 +193,19 @@ async def test_the_highlighted_fact_is_shown_in_full_at_80_columns() -> None:
         await press(pilot, "f")
         table = app.screen.query_one("#facts-table")
         table.move_cursor(row=table.get_row_index("model"))
-        await pilot.pause()
-        text = screen_text(app)
-        flat = "".join(line.strip() for line in text.splitlines())
-        assert long in flat, text
+
+        def flat() -> str:
+            return "".join(line.strip() for line in screen_text(app).splitlines())
+
+        await until(pilot, lambda: long in flat(), "the highlighted fact in full")
+        assert long in flat(), screen_text(app)
 
 
 @run_async
 async def test_correcting_an_answered_fact_keeps_the_answers_and_back_returns_one_step() -> None:
     app = make_app(logs=[LOG])
     async with app.run_test(size=SIZE) as pilot:
-        await to_leaf(pilot)
+        await enter_until_leaf(pilot)
         assert set(app.session.answers) == {"symptom", "vllm_version", "engine", "gpu_arch"}
         await press(pilot, "f")
         app.override_fact("vllm_version", "0.12.0")  # as if typed on the facts screen

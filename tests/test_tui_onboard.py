@@ -11,13 +11,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from snapshot_apps.pilot import press, run_async, screen_text, settle
+from snapshot_apps.pilot import press, run_async, screen_text, settle, until
 from snapshot_apps.stand_ins import StandIns, no_gpu_machine
 from textual.widgets import Input, OptionList
 
 from oomwizard.engine import Ask
 from oomwizard.frontend.options import LaunchOptions
 from oomwizard.kb.loader import get_kb
+from oomwizard.onboard.browse import search
 from oomwizard.onboard.data import get_onboarding
 from oomwizard.tui.onboard_app import OnboardApp
 from oomwizard.tui.screens.browse import BrowsedLeafScreen, BrowseScreen, GlossaryScreen
@@ -43,10 +44,11 @@ def listed(app: OnboardApp) -> list[str]:
 
 
 async def type_filter(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
-    box = pilot.app.screen.query_one("#browse-filter", Input)
+    screen = pilot.app.screen
+    box = screen.query_one("#browse-filter", Input)
     box.value = text
-    await pilot.pause()
-    await pilot.pause()
+    wanted = [e.id for e in search(screen.entries, text, screen.ob).entries]
+    await until(pilot, lambda: listed(pilot.app) == wanted, f"the list filtered by {text!r}")
 
 
 @run_async
@@ -141,7 +143,7 @@ async def test_glossary_in_chinese_filters() -> None:
         assert isinstance(app.screen, GlossaryScreen)
         assert len(app.screen.shown) == len(get_onboarding().terms)
         app.screen.query_one("#glossary-filter", Input).value = "碎片"
-        await pilot.pause()
+        await until(pilot, lambda: "碎片" in screen_text(app), "the glossary filtered")
         assert [t.id for t in app.screen.shown][:1] == ["fragmentation"] or "fragmentation" in [t.id for t in app.screen.shown]
         assert "碎片" in screen_text(app)
 

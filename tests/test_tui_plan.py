@@ -11,7 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from snapshot_apps.pilot import press, run_async, settle
+from snapshot_apps.pilot import press, run_async, settle, until
 from snapshot_apps.stand_ins import make_app
 from textual.widgets import Input, Static
 
@@ -39,7 +39,7 @@ async def test_p_opens_the_plan_and_the_verdict_follows_the_context_length() -> 
         assert f"{expected.value('kv_tokens'):,} tokens" in str(verdict.render())
         box = screen.query_one("#plan-util", Input)
         box.value = "0.3"  # 0.3 x 140.4 GiB cannot hold Qwen3-32B's 61 GiB of weights and a 40K request
-        await pilot.pause()
+        await until(pilot, lambda: not str(verdict.render()).startswith("vLLM starts"), "the verdict redrawn")
         assert str(verdict.render()).startswith("vLLM does not start")
         assert len(str(screen.query_one("#plan-bar", Static).render())) == 56
         await press(pilot, "escape")

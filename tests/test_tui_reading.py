@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from logkit import LOGS
-from snapshot_apps.pilot import run_async, screen_text, settle
+from snapshot_apps.pilot import run_async, screen_text, settle, until
 from snapshot_apps.stand_ins import StandIns, fixture_kb
 from textual.widgets import ProgressBar
 
@@ -28,12 +28,9 @@ def _note(app: WizardApp) -> str:
     return str(app.screen.query_one("#loading-note").render())
 
 
-async def _until(pilot, cond, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
-    end = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < end, f"timed out; on screen: {screen_text(pilot.app)}"
-        await asyncio.sleep(0.05)
-        await pilot.pause()
+async def _until(pilot, cond) -> None:  # type: ignore[no-untyped-def]
+    """The reading (and following) runs while the test writes to the log: wait on it, not on workers."""
+    await until(pilot, cond, workers=False)
 
 
 @run_async
@@ -101,9 +98,10 @@ async def test_quitting_while_watching_stops_the_reader(tmp_path: Path) -> None:
         readers = [t for t in threading.enumerate() if t.name == "oomwizard-background" and t.is_alive()]
         assert readers  # the follower, waiting for the log to grow
         app.exit()
-    end = time.monotonic() + 5
-    while any(t.is_alive() for t in readers) and time.monotonic() < end:
-        time.sleep(0.05)
+    for _ in range(2000):  # turns for the reader to see the stop, not a deadline
+        if not any(t.is_alive() for t in readers):
+            break
+        time.sleep(0.01)
     assert not any(t.is_alive() for t in readers)
 
 

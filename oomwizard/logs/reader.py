@@ -327,6 +327,9 @@ def read_lines(source: Source, stats: ReadStats, scanner: Scanner | None, *,
     except OSError as e:
         raise InputError(f"cannot read {source.name}: {_describe(e)}") from None
     reader = _Reader(stream, stats)
+    if source.size is not None and not source.gzip and source.size <= all_lines_limit:
+        # A short file needs no 8 MiB buffers: zero-filling two of them costs more than reading it.
+        block_size = min(block_size, max(source.size + 1, 64 << 10))
     try:
         blocks: Iterator[Block] = _line_aligned(reader, scanner, block_size)
         whole = scanner is None

@@ -374,7 +374,7 @@ def _own_root() -> Path:
 def rules_dir(root: Path | None = None) -> Path:
     """The rules of ``root``; without one, those of the knowledge base in use, or the program's own
     when that base brings none (a tree and articles of its own, the diagnosis as shipped)."""
-    from ..kb.loader import default_root
+    from ..kb.root import default_root
 
     if root is not None:
         return root / "decision_trees" / "diagnosis"

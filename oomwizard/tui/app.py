@@ -2,9 +2,10 @@
 
 The app owns the :class:`~oomwizard.session.Session` and the facts that feed it: the operator's
 ``--set`` values and overrides, the log's facts, and this machine's facts, which arrive late from a
-worker thread so the first screen never waits on NVML or package scans. Screens read the session
-and call back into the app; when facts change every screen on the stack is told, so a suggestion
-can appear under the operator's cursor while they read.
+worker thread so the first screen never waits on NVML or package scans. Screens see the app through
+:class:`~.view.Wizard` (read-only state and requests); when the machine, a log or the facts change,
+every screen on the stack gets a message (:mod:`.messages`), so a suggestion can appear under the
+operator's cursor while they read.
 
 When the app ends with a fix on the screen stack (even under the facts screen or a dialog),
 :func:`run_tui` prints the commands and the checklist to the normal screen after Textual has
@@ -22,13 +23,14 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TextIO
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.message import Message
 
 from ..exitcodes import Exit
 from ..facts.model import Fact, FactSet
@@ -39,36 +41,23 @@ from ..onboard import texts as _onboard_texts  # noqa: F401  (registers the onbo
 from ..signals import HANDLED, Watchdog, exit_code
 from . import cjk, clipboard
 from .background import abandonable
+from .keymap import keymap_from
+from .messages import FactsChanged, LogRead, MachineDetected, ResumeOffered
+from .view import LogState, MachineState, Wizard
 from .walk import WalkKeeping
 
 if TYPE_CHECKING:
     # The first frame waits for nothing but Textual: the engine, the knowledge base, the log
     # reader and the renderers are imported (and the knowledge base loaded) after it is drawn.
-    from ..engine import Ask, Done
+    # Screens are imported where they are first shown, for the same reason (the leaf screen
+    # brings the report renderers); they never import this module, so there is no cycle.
+    from ..engine import Answer, Ask, Done
     from ..kb.model import KnowledgeBase
     from ..logs.model import Diagnosis
     from ..session import Session
     from ..verify import Verification
 
-
-@dataclass
-class MachineState:
-    """Where machine detection stands: ``idle``, ``running``, ``done`` or ``failed``."""
-
-    status: str = "idle"
-    result: MachineResult | None = None
-    error: str | None = None
-
-
-@dataclass
-class LogState:
-    status: str = "idle"
-    """``idle``, ``reading``, ``done`` or ``failed``."""
-    what: str = ""
-    diagnosis: Diagnosis | None = None
-    error: str | None = None
-    note: str = ""
-    """What reading is waiting for (watching a log grow)."""
+__all__ = ["LogState", "MachineState", "Outcome", "WizardApp", "print_outcome", "run_tui"]
 
 
 @dataclass
@@ -86,13 +75,6 @@ class Outcome:
     """Set when the knowledge base failed to load: what ``oomwizard lint`` would report first."""
 
 
-class FactsAware:
-    """Mixin for screens that redraw when facts arrive or change (detection, a log, a correction)."""
-
-    def facts_changed(self) -> None:
-        """Called on every screen of the stack; the active one redraws, the others on resume."""
-
-
 class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = True
@@ -100,17 +82,17 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         # Copies a mouse selection when there is one (see action_cancel), else quits.
-        Binding("ctrl+c", "cancel", "Quit", show=False, priority=True),
-        Binding("q", "quit_app", "tui.quit"),
+        Binding("ctrl+c", "cancel", "Quit", show=False, priority=True, id="wizard.cancel"),
+        Binding("q", "quit_app", "tui.quit", id="wizard.quit"),
         # Shown in the footer only where q types a letter (an input has focus): the footer lists the
         # first visible binding of each action.
-        Binding("ctrl+q", "quit_app", "tui.quit", key_display="^q", priority=True),
-        Binding("f", "facts", "tui.facts"),
-        Binding("g", "glossary", "onboard.glossary", show=False),  # listed on the onboarding screens
+        Binding("ctrl+q", "quit_app", "tui.quit", key_display="^q", priority=True, id="wizard.quit_anywhere"),
+        Binding("f", "facts", "tui.facts", id="wizard.facts"),
+        Binding("g", "glossary", "onboard.glossary", show=False, id="wizard.glossary"),  # listed on the onboarding screens
         # On a question ? and F1 explain the question (the screen's own bindings win); F2 always works.
-        Binding("question_mark,f1,f2", "keys", "tui.keys", key_display="?", show=False),
+        Binding("question_mark,f1,f2", "keys", "tui.keys", key_display="?", show=False, id="wizard.keys"),
         # One submit key everywhere: Ctrl+S submits any box (the paste boxes bind it themselves).
-        Binding("ctrl+s", "submit_box", show=False),
+        Binding("ctrl+s", "submit_box", show=False, id="wizard.submit"),
     ]
 
     def __init__(
@@ -141,22 +123,17 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         """``--set`` values and overrides made in the facts screen (kind ``answered``)."""
         self.user_facts.update(opts.overrides)
         self.keeper: Any = None
-        """Saves the walk after every change, for ``--resume`` (see :mod:`oomwizard.bundle.resume`)."""
+        """Saves the walk after every change, for ``--resume`` (see :mod:`oomwizard.bundle.resume`);
+        made after the first frame (it reads the log's ends and the saved walks)."""
         self.resumable: Any = None
-        """The last unfinished walk, offered on the welcome screen."""
-        if opts.keep_state:
-            from ..bundle.resume import Keeper
-
-            self.keeper = Keeper(opts)
-            if not (opts.logs or opts.demo or opts.resume or opts.replay):
-                self.resumable = self.keeper.store.latest_unfinished()
+        """The last unfinished walk, offered on the welcome screen (looked for after the first frame)."""
         self.outcome = Outcome()
         self.clipboard_runner = clipboard.load_tmux_buffer
         self.title = ui("tui.title", self.lang)
         cjk.enable()
-        from .screens.base import localize_bindings
-
-        localize_bindings(self, self.lang)
+        keymap = keymap_from(self.environ)
+        if keymap:
+            self.set_keymap(keymap)
         self._rebuild_facts()
 
     # --- text ------------------------------------------------------------------------------
@@ -187,13 +164,50 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
             self._rebuild_facts()
         return self._walk
 
+    # --- what the screens read and ask (see :class:`~.view.Wizard`) ---------------------------
+
+    @property
+    def facts(self) -> FactSet:
+        return self.session.facts
+
+    @property
+    def answers(self) -> Mapping[str, Answer]:
+        return self.session.answers
+
+    def saved(self, path: str) -> None:
+        self.outcome.saved.append(path)
+
+    def has_logs(self) -> bool:
+        return bool(self.opts.effective_logs())
+
+    def step(self) -> Ask | Done:
+        return self.session.current()
+
+    def answered(self) -> bool:
+        return bool(self.session.order)
+
+    def answer(self, question: str, value: str) -> Ask | Done:
+        return self.session.answer(question, value)
+
+    def accept(self) -> Ask | Done:
+        return self.session.accept()
+
+    def step_back(self) -> Ask | Done:
+        return self.session.back()
+
+    def tell(self, *kinds: type[Message]) -> None:
+        """Post each kind of message to every screen on the stack (each screen its own copy)."""
+        for screen in self.screen_stack:
+            for kind in kinds:
+                screen.post_message(kind())
+
     def _load_kb(self) -> None:
         from ..kb.yamlsrc import KBError
 
         try:
             self.kb  # noqa: B018 - loads it
         except KBError as e:
-            self._from_thread(self._kb_broken, [str(p) for p in e.problems[:20]])
+            self.from_thread(self._kb_broken, [str(p) for p in e.problems[:20]])
 
     def _kb_broken(self, problems: list[str]) -> None:
         self.outcome.code = Exit.KB_INVALID
@@ -203,25 +217,44 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
     # --- start-up ---------------------------------------------------------------------------
 
     async def on_mount(self) -> None:
-        from .screens.welcome import WelcomeScreen
-
         self._catch_signals()
-        await self.push_screen(WelcomeScreen())
         logs = self.opts.effective_logs()
-        if logs:  # the first frame is the diagnosis screen, reading (Back leads to the welcome screen)
+        if logs:
+            # The first frame is the diagnosis screen, reading. The welcome screen is made when Back
+            # leads there (leave_diagnosis), so the first frame does not wait for a screen not shown.
             from .screens.diagnosis import DiagnosisScreen
 
             self.log_state = LogState("reading", self._names(logs))
             await self.push_screen(DiagnosisScreen())
+        else:
+            from .screens.welcome import WelcomeScreen
+
+            await self.push_screen(WelcomeScreen())
         self.call_after_refresh(self._after_first_frame)
+
+    def leave_diagnosis(self) -> None:
+        """Back from the diagnosis screen: to the screen under it, or the welcome screen at the bottom."""
+        from .screens.welcome import WelcomeScreen
+
+        if len(self.screen_stack) > 2:  # Textual's default screen is at the bottom
+            self.pop_screen()
+        else:
+            self.switch_screen(WelcomeScreen())
 
     @staticmethod
     def _names(paths: list[str]) -> str:
         return ", ".join(Path(p).name for p in paths)
 
     def _after_first_frame(self) -> None:
-        """Work starts once the welcome screen is on the terminal: a log given is read first (its
-        diagnosis is the next screen), then the knowledge base loads and the machine is detected."""
+        """Work starts once the first screen is on the terminal: the walk's keeper (it reads the
+        saved walks; the last unfinished one is looked for in a worker), then a log given is read
+        (its diagnosis is on the screen), then the knowledge base loads and the machine is detected."""
+        if self.opts.keep_state:
+            from ..bundle.resume import Keeper
+
+            self.keeper = Keeper(self.opts)
+            if not (self.opts.logs or self.opts.demo or self.opts.resume or self.opts.replay):
+                self.in_thread(self.keeper.store.latest_unfinished, self._resumable_found, lambda _e: None, "resumable")
         logs = self.opts.effective_logs()
         if logs:
             self._then_background = True
@@ -232,6 +265,11 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
             self.open_questions()
         else:
             self._background()
+
+    def _resumable_found(self, walk: Any) -> None:
+        if walk is not None:
+            self.resumable = walk
+            self.tell(ResumeOffered)
 
     def _background(self) -> None:
         self._then_background = False
@@ -264,17 +302,12 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         if self._walk is not None:
             self._walk.replace_facts(facts)
 
-    def _broadcast(self) -> None:
-        for screen in self.screen_stack:
-            if isinstance(screen, FactsAware):
-                screen.facts_changed()
-
     def override_fact(self, name: str, raw: str) -> Fact:
         """Set a fact the way the operator typed it; raises ``FactValueError`` with a clear message."""
         fact = self.session.override(name, raw)
         self.user_facts.add(fact)
         self._rebuild_facts()
-        self._broadcast()
+        self.tell(FactsChanged)
         self.keep()
         return fact
 
@@ -294,7 +327,7 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         if self.machine.status == "running":
             return
         self.machine = MachineState("running")
-        self._broadcast()
+        self.tell(MachineDetected)
         path, python = self.opts.effective_machine(), self.opts.python
 
         def job() -> MachineResult:
@@ -307,20 +340,21 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         """Run ``job`` in a thread the app can walk away from (see :mod:`.background`)."""
         self.run_worker(abandonable(job, done, failed, InputProblem), group=group, exclusive=True, exit_on_error=False)
 
-    def _from_thread(self, callback: Any, *args: Any) -> None:
+    def from_thread(self, callback: Callable[..., object], *args: object) -> None:
+        """Call ``callback`` on the app's thread from a worker thread; nothing once the app is closing."""
         with contextlib.suppress(RuntimeError):  # the app is closing
             self.call_from_thread(callback, *args)
 
     def _machine_done(self, result: MachineResult) -> None:
         self.machine = MachineState("done", result)
         self._rebuild_facts()
-        self._broadcast()
+        self.tell(MachineDetected, FactsChanged)
 
     def _machine_failed(self, error: str) -> None:
         from ..text.output import clean_text
 
         self.machine = MachineState("failed", None, " ".join(clean_text(error).split()))
-        self._broadcast()
+        self.tell(MachineDetected)
 
     # --- logs (worker thread) ---------------------------------------------------------------
 
@@ -353,7 +387,7 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         self._reading_stopped.set()  # a log being watched stops being read
 
     def _follow_status(self, key: str, fields: dict[str, object]) -> None:
-        self._from_thread(self._log_note, ui(key, self.lang, **fields))
+        self.from_thread(self._log_note, ui(key, self.lang, **fields))
 
     def _log_note(self, text: str) -> None:
         from .screens.diagnosis import DiagnosisScreen
@@ -372,7 +406,7 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
             now = time.monotonic()
             if now - last[0] >= 0.1:
                 last[0] = now
-                self._from_thread(self._log_progress, done, total)
+                self.from_thread(self._log_progress, done, total)
 
         return report
 
@@ -388,7 +422,7 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         self.log_state = LogState("reading", what)
         if not isinstance(self.screen, DiagnosisScreen):
             self.push_screen(DiagnosisScreen())
-        self._broadcast()
+        self.tell(LogRead)
         self._read_count += 1
         progress, reads = self._progress(), self._read_count
 
@@ -416,13 +450,15 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         if self.opts.scenario:
             self.choose_scenario(self.opts.scenario)
             self.opts.scenario = None
-        self._broadcast()
+        self.tell(LogRead, FactsChanged)
         screen, self.opts.resume_screen = self.opts.resume_screen, None
         if screen in ("question", "leaf"):
             self.open_questions()
         self.keep()
         if self._then_background:
-            self.call_after_refresh(self._background)
+            # After the screen has drawn the diagnosis (it hears LogRead first): the knowledge base
+            # and detection threads must not compete with that frame.
+            self.screen.call_after_refresh(self._background)
 
     def _log_failed(self, error: str) -> None:
         from ..text.output import clean_text
@@ -432,9 +468,9 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         self.log_state = LogState("failed", self.log_state.what, None, error)
         self._rebuild_facts()
         if isinstance(self.screen, DiagnosisScreen):
-            self.pop_screen()
+            self.leave_diagnosis()
         self.notify(self.t("tui.read_failed", error=error), severity="error", timeout=10, markup=False)
-        self._broadcast()
+        self.tell(LogRead, FactsChanged)
         if self._then_background:
             self._background()
 
@@ -472,32 +508,38 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         Under tmux the text also goes into tmux's paste buffer, in a worker (it runs ``tmux``);
         ``on_tmux`` hears whether that worked.
         """
-        self._clipboard = text
         plan = clipboard.plan(text, self.environ)
-        driver = self._driver
-        if driver is not None:
-            for seq in plan.sequences:
-                driver.write(seq)
-            driver.flush()
+        if plan.via == "terminal":
+            self.copy_to_clipboard(text)  # Textual's own OSC 52
+        else:
+            self._passthrough(text, plan.sequences)
         if plan.via == "tmux":
             runner = self.clipboard_runner
 
             def load() -> None:
                 ok = bool(runner(text))
                 if on_tmux is not None:
-                    self._from_thread(on_tmux, ok)
+                    self.from_thread(on_tmux, ok)
 
             self.run_worker(load, thread=True, group="tmux-buffer", exit_on_error=False)
         return plan.via
+
+    def _passthrough(self, text: str, sequences: tuple[str, ...]) -> None:
+        """OSC 52 wrapped for tmux or screen, which Textual cannot send: the one place that writes
+        to Textual's driver and sets what ``App.clipboard`` returns, as ``copy_to_clipboard`` does."""
+        self._clipboard = text
+        driver = self._driver
+        if driver is not None:
+            for seq in sequences:
+                driver.write(seq)
+            driver.flush()
 
     # --- actions -----------------------------------------------------------------------------
 
     def _leaf_screen(self) -> Any:
         """The fix being shown: the top-most leaf screen, even under the facts screen or a dialog."""
-        from .screens.leaf import LeafScreen
-
         for screen in reversed(self.screen_stack):
-            if isinstance(screen, LeafScreen):
+            if getattr(screen, "KIND", "") == "leaf":
                 return screen
         return None
 
@@ -586,6 +628,11 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         from .screens.facts import FactsScreen
 
         return not (action == "facts" and isinstance(self.screen, FactsScreen))
+
+
+def _provides_the_view(app: WizardApp) -> Wizard:
+    """Never called: mypy checks here that the app gives its screens everything :class:`Wizard` lists."""
+    return app
 
 
 def _width() -> int:

@@ -21,6 +21,7 @@ class WalkKeeping:
     resumable: Any
     opts: Any
     session: Any
+    _walk: Any
     user_facts: Any
     machine: Any
     log_state: Any
@@ -38,14 +39,11 @@ class WalkKeeping:
     start_machine: Any
 
     def _screen_kind(self) -> str:
-        from .screens.diagnosis import DiagnosisScreen
-        from .screens.leaf import LeafScreen
-        from .screens.question import QuestionScreen
-
+        """The top-most screen a walk resumes on (``WizardScreen.KIND``); below them all, the welcome."""
         for screen in reversed(self.screen_stack):
-            for kind, cls in (("leaf", LeafScreen), ("question", QuestionScreen), ("diagnosis", DiagnosisScreen)):
-                if isinstance(screen, cls):
-                    return kind
+            kind = getattr(screen, "KIND", "")
+            if kind:
+                return str(kind)
         return "welcome"
 
     def keep(self, finished: bool = False) -> None:
@@ -54,7 +52,11 @@ class WalkKeeping:
             return
         leaf = self._leaf_screen()
         chosen = self.user_facts.get("diagnosis")
-        self.keeper.save(screen=self._screen_kind(), answers=self.session.answers, order=self.session.order,
+        # Before the walk is made (it needs the whole knowledge base) nothing is answered: saving
+        # must not load the base on the screen's thread, before the diagnosis is drawn.
+        walk = self._walk
+        self.keeper.save(screen=self._screen_kind(), answers=walk.answers if walk is not None else {},
+                         order=walk.order if walk is not None else [],
                          overrides=self.user_facts, scenario=str(chosen.value) if chosen else None,
                          leaf=leaf.done.leaf.id if leaf is not None else None, finished=finished)
 
@@ -68,7 +70,7 @@ class WalkKeeping:
         for note in resume_into(self.opts, walk):
             self.notify(note, severity="warning", timeout=10, markup=False)
         self.user_facts.update(self.opts.overrides)
-        from .app import MachineState
+        from .view import MachineState
 
         self.machine = MachineState()
         self.start_machine()

@@ -1,26 +1,36 @@
-"""What every screen shares: a one-line title bar, the footer, and typed access to the app."""
+"""What every screen shares: a one-line title bar, the footer, and typed access to the app.
+
+Binding descriptions are written as UI keys (``tui.quit``); :func:`localized` turns them into the
+operator's language where Textual reads them, the screen's ``active_bindings`` (the footer, the key
+map and the command palette all read that), so the bindings themselves stay as declared and a
+keymap (:mod:`..keymap`) still finds them by id.
+"""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from textual.binding import ActiveBinding
 from textual.content import Content
-from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from ...i18n import UI, ui
 
 if TYPE_CHECKING:
-    from ..app import WizardApp
+    from textual.app import App
+
+    from ..view import Wizard
 
 
-def localize_bindings(node: DOMNode, lang: str) -> None:
-    """Binding descriptions are written as UI keys (``tui.quit``); show them in the operator's language."""
-    table = node._bindings.key_to_bindings
-    for key, bindings in list(table.items()):
-        table[key] = [replace(b, description=ui(b.description, lang)) if b.description in UI else b for b in bindings]
+def localized(active: dict[str, ActiveBinding], lang: str) -> dict[str, ActiveBinding]:
+    """The active bindings with each UI-key description in ``lang``."""
+    out = {}
+    for key, a in active.items():
+        d = a.binding.description
+        out[key] = ActiveBinding(a.node, replace(a.binding, description=ui(d, lang)), a.enabled, a.tooltip) if d in UI else a
+    return out
 
 
 class TitleBar(Static):
@@ -50,37 +60,38 @@ def steady_cursors(screen: Screen[None] | ModalScreen[None]) -> None:
             widget.cursor_blink = False  # type: ignore[attr-defined]
 
 
-class WizardScreen(Screen[None]):
+class WizardNode:
+    """What :class:`WizardScreen` and :class:`WizardModal` share (mixed in before Textual's class)."""
+
+    if TYPE_CHECKING:
+        app: App[Any]
+
+    @property
+    def wizard(self) -> Wizard:
+        return cast("Wizard", self.app)
+
+    def t(self, key: str, **fmt: object) -> str:
+        return self.wizard.t(key, **fmt)
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        return localized(super().active_bindings, self.wizard.lang)  # type: ignore[misc]
+
+    def on_mount(self) -> None:
+        # Textual also calls the subclasses' on_mount; this one runs after theirs.
+        steady_cursors(self)  # type: ignore[arg-type]
+
+
+class WizardScreen(WizardNode, Screen[None]):
+    KIND: ClassVar[str] = ""
+    """``diagnosis``, ``question`` or ``leaf``: where a kept walk resumes (the app reads it without
+    importing the screens, which import the report renderers)."""
+
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.ready = False
         """True once the widgets exist (set first thing in ``on_mount``); until then redraws wait."""
-        localize_bindings(self, self.wizard.lang)
-
-    @property
-    def wizard(self) -> WizardApp:
-        return cast("WizardApp", self.app)
-
-    def t(self, key: str, **fmt: object) -> str:
-        return self.wizard.t(key, **fmt)
-
-    def on_mount(self) -> None:
-        # Textual also calls the subclasses' on_mount; this one runs after theirs.
-        steady_cursors(self)
 
 
-class WizardModal(ModalScreen[None]):
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        localize_bindings(self, self.wizard.lang)
-
-    @property
-    def wizard(self) -> WizardApp:
-        return cast("WizardApp", self.app)
-
-    def t(self, key: str, **fmt: object) -> str:
-        return self.wizard.t(key, **fmt)
-
-    def on_mount(self) -> None:
-        # Textual also calls the subclasses' on_mount; this one runs after theirs.
-        steady_cursors(self)
+class WizardModal(WizardNode, ModalScreen[None]):
+    pass

@@ -68,13 +68,13 @@ def scenario_detail(e: Entry, lang: str, position: str, terms: list[Term]) -> Co
 class BrowseScreen(WizardScreen):
     DEFAULT_CSS = PANES_CSS
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "tui.back"),
-        Binding("w", "wizard", "onboard.start_wizard"),
-        Binding("g", "glossary", "onboard.glossary"),
-        Binding("m", "memory", "onboard.memory"),
-        Binding("slash", "focus_filter", show=False),
-        Binding("down", "focus_list", show=False),
-        *[Binding(str(n), f"open_leaf({n})", show=False) for n in range(1, 10)],
+        Binding("escape", "back", "tui.back", id="browse.back"),
+        Binding("w", "wizard", "onboard.start_wizard", id="browse.wizard"),
+        Binding("g", "glossary", "onboard.glossary", id="browse.glossary"),
+        Binding("m", "memory", "onboard.memory", id="browse.memory"),
+        Binding("slash", "focus_filter", show=False, id="browse.focus_filter"),
+        Binding("down", "focus_list", show=False, id="browse.focus_list"),
+        *[Binding(str(n), f"open_leaf({n})", show=False, id=f"browse.open_leaf_{n}") for n in range(1, 10)],
     ]
 
     def __init__(self, query: str = "") -> None:
@@ -206,9 +206,9 @@ class GlossaryScreen(WizardScreen):
 
     DEFAULT_CSS = PANES_CSS
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "tui.back"),
-        Binding("slash", "focus_filter", show=False),
-        Binding("down", "focus_list", show=False),
+        Binding("escape", "back", "tui.back", id="glossary.back"),
+        Binding("slash", "focus_filter", show=False, id="glossary.focus_filter"),
+        Binding("down", "focus_list", show=False, id="glossary.focus_list"),
     ]
 
     def __init__(self, only: list[Term] | None = None, query: str = "") -> None:

@@ -25,7 +25,7 @@ from textual.widgets.option_list import Option
 from ...frontend.inputs import colon, fact_title, fact_where, format_value
 from ...logs.model import Diagnosis, Match
 from ...text.output import clean_text
-from ..app import FactsAware
+from ..messages import LogRead
 from ..widgets.choices import ContinueList
 from .base import TitleBar, WizardScreen
 
@@ -61,14 +61,15 @@ def bullet(text: str) -> Table:
     return grid
 
 
-class DiagnosisScreen(WizardScreen, FactsAware):
+class DiagnosisScreen(WizardScreen):
+    KIND = "diagnosis"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("b,escape", "back", "tui.back"),
-        Binding("w", "watch", "tui.watch"),
-        Binding("r", "app.report", "tui.report", show=False),
+        Binding("b,escape", "back", "tui.back", id="diagnosis.back"),
+        Binding("w", "watch", "tui.watch", id="diagnosis.watch"),
+        Binding("r", "app.report", "tui.report", show=False, id="diagnosis.report"),
         # The list keeps the focus (Enter continues, ↑↓ pick a match); PgUp/PgDn scroll the page.
-        Binding("pagedown", "page_body(1)", show=False, priority=True),
-        Binding("pageup", "page_body(-1)", show=False, priority=True),
+        Binding("pagedown", "page_body(1)", show=False, priority=True, id="diagnosis.page_down"),
+        Binding("pageup", "page_body(-1)", show=False, priority=True, id="diagnosis.page_up"),
     ]
 
     def __init__(self) -> None:
@@ -100,7 +101,11 @@ class DiagnosisScreen(WizardScreen, FactsAware):
     def diagnosis(self) -> Diagnosis | None:
         return self.wizard.log_state.diagnosis
 
+    def on_log_read(self, _: LogRead) -> None:
+        self.facts_changed()
+
     def facts_changed(self) -> None:
+        """Show the reading, or the diagnosis once it is there (each diagnosis drawn once)."""
         if not self.ready:
             return
         log = self.wizard.log_state
@@ -221,7 +226,7 @@ class DiagnosisScreen(WizardScreen, FactsAware):
         self.wizard.open_questions()
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        self.wizard.leave_diagnosis()
 
     def action_page_body(self, direction: int) -> None:
         body = self.query_one("#diag-body", VerticalScroll)

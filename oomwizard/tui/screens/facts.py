@@ -24,7 +24,7 @@ from ...facts.catalog import CATALOG, FactValueError
 from ...facts.model import json_value
 from ...frontend.inputs import colon, fact_title, format_value, machine_summary
 from ...text.output import clean_text
-from ..app import FactsAware
+from ..messages import FactsChanged, MachineDetected
 from .base import TitleBar, WizardScreen
 
 
@@ -32,11 +32,11 @@ def _flat(text: str) -> str:
     return " ".join(clean_text(text).split())
 
 
-class FactsScreen(WizardScreen, FactsAware):
+class FactsScreen(WizardScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("b,escape", "close", "tui.back"),
-        Binding("n", "new_fact", "tui.facts.add"),
-        Binding("r", "redetect", "tui.machine.redetect"),
+        Binding("b,escape", "close", "tui.back", id="facts.back"),
+        Binding("n", "new_fact", "tui.facts.add", id="facts.add"),
+        Binding("r", "redetect", "tui.machine.redetect", id="facts.redetect"),
     ]
 
     def __init__(self) -> None:
@@ -77,6 +77,12 @@ class FactsScreen(WizardScreen, FactsAware):
         table.add_column(self.t("tui.facts.source"), key="source", width=max(12, width - name_w - value_w - 7))
         self.facts_changed()
 
+    def on_machine_detected(self, _: MachineDetected) -> None:
+        self.facts_changed()
+
+    def on_facts_changed(self, _: FactsChanged) -> None:
+        self.facts_changed()
+
     def facts_changed(self) -> None:
         if not self.ready:
             return
@@ -108,10 +114,10 @@ class FactsScreen(WizardScreen, FactsAware):
             except CellDoesNotExist:
                 current = None
         table.clear()
-        facts = sorted(w.session.facts, key=lambda f: list(CATALOG).index(f.name) if f.name in CATALOG else 999)
+        facts = sorted(w.facts, key=lambda f: list(CATALOG).index(f.name) if f.name in CATALOG else 999)
         for f in facts:
             source = _flat(f.source)
-            others = [a for a in w.session.facts.alternatives(f.name) if json_value(a.value) != json_value(f.value)]
+            others = [a for a in w.facts.alternatives(f.name) if json_value(a.value) != json_value(f.value)]
             if others:
                 alt = ", ".join(
                     f"{_flat(format_value(a.name, a.value, w.lang))} ({_flat(a.source)})" for a in others[:2]
@@ -125,9 +131,9 @@ class FactsScreen(WizardScreen, FactsAware):
             )
         if not facts:
             table.add_row(Text(self.t("tui.facts.none")), Text(""), Text(""), key="__none__")
-        if current is not None and current in w.session.facts:
+        if current is not None and current in w.facts:
             table.move_cursor(row=table.get_row_index(current))
-        self._show_detail(current if current in w.session.facts else (facts[0].name if facts else None))
+        self._show_detail(current if current in w.facts else (facts[0].name if facts else None))
 
     @on(DataTable.RowHighlighted, "#facts-table")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -136,7 +142,7 @@ class FactsScreen(WizardScreen, FactsAware):
     def _show_detail(self, name: str | None) -> None:
         """The highlighted fact in full, wrapped: the table's columns cut long names, values and sources."""
         w = self.wizard
-        fact = w.session.facts.get(name) if name else None
+        fact = w.facts.get(name) if name else None
         box = self.query_one("#fact-detail", Static)
         if fact is None:
             box.update("")
@@ -146,7 +152,7 @@ class FactsScreen(WizardScreen, FactsAware):
             (_flat(format_value(fact.name, fact.value, w.lang)), "bold"), "\n",
             (f"{self.t('tui.facts.source')}{colon(w.lang)}", "dim"), _flat(fact.source),
         ]
-        others = [a for a in w.session.facts.alternatives(fact.name) if json_value(a.value) != json_value(fact.value)]
+        others = [a for a in w.facts.alternatives(fact.name) if json_value(a.value) != json_value(fact.value)]
         for a in others:
             parts += ["\n", (f"{self.t('tui.facts.other', others='')}", "dim"),
                       f"{_flat(format_value(a.name, a.value, w.lang))} ({_flat(a.source)})"]
@@ -177,7 +183,7 @@ class FactsScreen(WizardScreen, FactsAware):
             )
         )
         box = self.query_one("#editor-input", Input)
-        fact = w.session.facts.get(name)
+        fact = w.facts.get(name)
         box.suggester = SuggestFromList(list(spec.values)) if spec.values else None
         box.value = "" if fact is None else _flat(str(json_value(fact.value)))
         self.query_one("#editor-error", Static).update("")

@@ -16,7 +16,7 @@ from .base import WizardModal
 
 class HelpScreen(WizardModal):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark,f1", "close", "tui.back"),
+        Binding("escape,question_mark,f1", "close", "tui.back", id="help.close"),
     ]
 
     def __init__(self, question: Question) -> None:

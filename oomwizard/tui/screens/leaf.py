@@ -26,7 +26,7 @@ from ...frontend.verdicts import Checked, check_path, check_text, summary, ticks
 from ...report.leaf import render_fixes
 from ...report.runthis import run_this, run_this_heading
 from ...text.output import clean_text
-from ..app import FactsAware
+from ..messages import FactsChanged
 from ..widgets.checklist import ChecklistItem
 from ..widgets.commands import CommandBlock, FixCard
 from .base import TitleBar, WizardScreen
@@ -43,18 +43,19 @@ def first_sentence(text: str, limit: int = 240) -> str:
     return head
 
 
-class LeafScreen(WizardScreen, FactsAware):
+class LeafScreen(WizardScreen):
+    KIND = "leaf"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "copy", "tui.copy"),
-        Binding("s", "save", "tui.save"),
-        Binding("v", "verify", "tui.verify"),
-        Binding("p", "plan", "tui.plan", show=False),  # capacity leaves; see check_action
-        Binding("r", "app.report", "tui.report", show=False),
-        Binding("b,escape", "back", "tui.back"),
-        Binding("1", "show_tab('fix')", show=False),
-        Binding("2", "show_tab('checklist')", show=False),
-        Binding("3", "show_tab('details')", show=False),
-        Binding("4", "show_tab('article')", show=False),
+        Binding("c", "copy", "tui.copy", id="leaf.copy"),
+        Binding("s", "save", "tui.save", id="leaf.save"),
+        Binding("v", "verify", "tui.verify", id="leaf.verify"),
+        Binding("p", "plan", "tui.plan", show=False, id="leaf.plan"),  # capacity leaves; see check_action
+        Binding("r", "app.report", "tui.report", show=False, id="leaf.report"),
+        Binding("b,escape", "back", "tui.back", id="leaf.back"),
+        Binding("1", "show_tab('fix')", show=False, id="leaf.tab_fix"),
+        Binding("2", "show_tab('checklist')", show=False, id="leaf.tab_checklist"),
+        Binding("3", "show_tab('details')", show=False, id="leaf.tab_details"),
+        Binding("4", "show_tab('article')", show=False, id="leaf.tab_article"),
     ]
 
     def __init__(self, done: Done) -> None:
@@ -303,9 +304,9 @@ class LeafScreen(WizardScreen, FactsAware):
             try:
                 checked = check_text(leaf, value, lang) if kind == "paste" else check_path(leaf, value, lang)
             except Exception as e:  # noqa: BLE001 - an unreadable file must not take the wizard (or the fix) down
-                w._from_thread(self._check_failed, str(e) or type(e).__name__)
+                w.from_thread(self._check_failed, str(e) or type(e).__name__)
                 return
-            w._from_thread(self._check_done, checked)
+            w.from_thread(self._check_done, checked)
 
         self.run_worker(work, thread=True, group="verify", exclusive=True, exit_on_error=False)
 
@@ -332,11 +333,14 @@ class LeafScreen(WizardScreen, FactsAware):
 
     # --- facts arriving late -----------------------------------------------------------------
 
+    def on_facts_changed(self, _: FactsChanged) -> None:
+        self.facts_changed()
+
     def facts_changed(self) -> None:
         """Facts arrived or were corrected: redraw the commands, or warn that the answer moved."""
         if not self.ready:
             return
-        step = self.wizard.session.current()
+        step = self.wizard.step()
         if isinstance(step, Done) and step.leaf.id == self.done.leaf.id:
             if step.facts.to_json() != self.done.facts.to_json():
                 self.done = step
@@ -404,7 +408,7 @@ class LeafScreen(WizardScreen, FactsAware):
     def action_back(self) -> None:
         """Back to the last question; after a correction moved the answer, to where the walk now goes."""
         if not self._moved:
-            self.wizard.session.back()
+            self.wizard.step_back()
         self.app.pop_screen()
 
     def action_show_tab(self, tab: str) -> None:

@@ -54,7 +54,7 @@ def timeline(lang: str, mark: str | None) -> list[Static]:
 
 class MemoryScreen(WizardScreen):
     DEFAULT_CSS = ".memory-step-text { padding: 0 0 0 5; color: $text-muted; }"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,b", "back", "tui.back")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,b", "back", "tui.back", id="memory.back")]
 
     def __init__(self, step: str | None = None) -> None:
         super().__init__()
@@ -63,8 +63,8 @@ class MemoryScreen(WizardScreen):
     def compose(self) -> ComposeResult:
         w = self.wizard
         lang = w.lang
-        mark = self.step or w.session.facts.value("failure_phase")
-        budget = budget_from_facts(w.session.facts)
+        mark = self.step or w.facts.value("failure_phase")
+        budget = budget_from_facts(w.facts)
         yield TitleBar(ot("onboard.memory", lang))
         with VerticalScroll(id="memory-scroll"):
             yield Static(Content.assemble((ot("onboard.timeline", lang), "bold underline")), id="memory-timeline-title")

@@ -15,8 +15,8 @@ from .base import TitleBar, WizardScreen
 
 class PasteScreen(WizardScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "diagnose", "tui.paste.go", priority=True),
-        Binding("escape", "cancel", "tui.cancel"),
+        Binding("ctrl+s", "diagnose", "tui.paste.go", priority=True, id="paste.diagnose"),
+        Binding("escape", "cancel", "tui.cancel", id="paste.cancel"),
     ]
 
     def compose(self) -> ComposeResult:

@@ -72,7 +72,7 @@ def bar(p: Plan, width: int = BAR) -> str:
 
 
 class PlanScreen(WizardModal):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "tui.back")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "tui.back", id="plan.close")]
     DEFAULT_CSS = """
     PlanScreen { align: center middle; }
     #plan-box { width: 80; height: auto; max-height: 24; border: round $accent; padding: 0 1; background: $surface; }

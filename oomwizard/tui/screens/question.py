@@ -27,7 +27,7 @@ from ...frontend.inputs import colon, fact_title, suggestion_source
 from ...kb.model import Question
 from ...text.output import clean_text
 from ...versions import Version
-from ..app import FactsAware
+from ..messages import FactsChanged
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.choices import ChoiceList
 from .base import TitleBar, WizardScreen
@@ -48,22 +48,22 @@ def choice_prompt(label: str, suggested: bool) -> Table:
 class VersionInput(Input):
     """The version box: ``b`` in it while empty goes back (no version starts with b), as everywhere else."""
 
-    async def _on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
+        # Runs before Input's own key handling; prevent_default() keeps the b from being typed.
         if event.character == "b" and not self.value:
             event.stop()
             event.prevent_default()
             await self.screen.run_action("back")
-            return
-        await super()._on_key(event)
 
 
-class QuestionScreen(WizardScreen, FactsAware):
+class QuestionScreen(WizardScreen):
+    KIND = "question"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("b,escape", "back", "tui.back"),
-        Binding("question_mark", "help", "tui.help", key_display="?"),
+        Binding("b,escape", "back", "tui.back", id="question.back"),
+        Binding("question_mark", "help", "tui.help", key_display="?", id="question.help"),
         # Where ? types into the version box, the footer shows F1 instead (first visible binding wins).
-        Binding("f1", "help", "tui.help", key_display="F1"),
-        Binding("a", "accept_all", "tui.accept_all"),
+        Binding("f1", "help", "tui.help", key_display="F1", id="question.help_f1"),
+        Binding("a", "accept_all", "tui.accept_all", id="question.accept_all"),
     ]
 
     def __init__(self) -> None:
@@ -90,15 +90,15 @@ class QuestionScreen(WizardScreen, FactsAware):
 
     def on_mount(self) -> None:
         self.ready = True
-        self.show(self.wizard.session.current())
+        self.show(self.wizard.step())
 
     def on_screen_resume(self) -> None:
         if self.ready:
-            self.show(self.wizard.session.current())
+            self.show(self.wizard.step())
 
-    def facts_changed(self) -> None:
+    def on_facts_changed(self, _: FactsChanged) -> None:
         if self.ready and self.app.screen is self:
-            self.show(self.wizard.session.current(), keep_highlight=True)
+            self.show(self.wizard.step(), keep_highlight=True)
 
     # --- drawing -----------------------------------------------------------------------------
 
@@ -137,7 +137,7 @@ class QuestionScreen(WizardScreen, FactsAware):
     def _draw_header(self, step: Ask) -> None:
         w = self.wizard
         n = len(step.path) + 1
-        full = walk(w.kb, w.session.facts, w.session.answers, auto_accept=True, use_unknown=True, lang=w.lang)
+        full = walk(w.kb, w.facts, w.answers, auto_accept=True, use_unknown=True, lang=w.lang)
         total = max(n, len(full.path) + (1 if isinstance(full, Ask) else 0))
         self.query_one("#q-title", TitleBar).set_title(self.t("tui.q.progress", n=n, total=total))
         bar = self.query_one("#q-progress", ProgressBar)
@@ -190,11 +190,10 @@ class QuestionScreen(WizardScreen, FactsAware):
         step = self.step
         if not isinstance(step, Ask):
             return
-        session = self.wizard.session
         if step.suggestion is not None and value == step.suggestion.answer:
-            nxt = session.accept()
+            nxt = self.wizard.accept()
         else:
-            nxt = session.answer(step.question.id, value)
+            nxt = self.wizard.answer(step.question.id, value)
         self.show(nxt)
 
     @on(OptionList.OptionSelected, "#choices")
@@ -224,11 +223,10 @@ class QuestionScreen(WizardScreen, FactsAware):
     # --- actions -----------------------------------------------------------------------------
 
     def action_back(self) -> None:
-        session = self.wizard.session
-        if not session.order:
+        if not self.wizard.answered():
             self.app.pop_screen()
             return
-        self.show(session.back())
+        self.show(self.wizard.step_back())
 
     def action_help(self) -> None:
         from .help import HelpScreen
@@ -238,11 +236,10 @@ class QuestionScreen(WizardScreen, FactsAware):
 
     def action_accept_all(self) -> None:
         """Take every suggestion from here on, stopping at the first question nothing answers."""
-        session = self.wizard.session
-        step = session.current()
+        step = self.wizard.step()
         accepted = 0
         while isinstance(step, Ask) and step.suggestion is not None:
-            step = session.accept()
+            step = self.wizard.accept()
             accepted += 1
         if isinstance(step, Ask):  # say where and why it stopped; Done shows the fix instead
             question = step.question.text(self.wizard.lang)

@@ -19,7 +19,7 @@ __all__ = ["SaveScreen", "default_filename", "leaf_file_text", "write_new"]
 
 
 class SaveScreen(WizardModal):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "tui.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "tui.cancel", id="save.cancel")]
 
     def __init__(self, done: Done) -> None:
         super().__init__()
@@ -65,7 +65,7 @@ class SaveScreen(WizardModal):
             self._confirmed = None
             return
         shown = str(path.resolve())
-        w.outcome.saved.append(shown)
+        w.saved(shown)
         self.notify(self.t("tui.save.done", path=shown), markup=False)
         self.dismiss(None)
 

@@ -22,10 +22,10 @@ from .base import TitleBar, WizardScreen
 
 class TourScreen(WizardScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,right,space", "next", "onboard.next"),
-        Binding("left", "prev", "onboard.prev"),
-        Binding("s,escape", "skip", "onboard.skip"),
-        Binding("g", "glossary", "onboard.glossary"),
+        Binding("enter,right,space", "next", "onboard.next", id="tour.next"),
+        Binding("left", "prev", "onboard.prev", id="tour.prev"),
+        Binding("s,escape", "skip", "onboard.skip", id="tour.skip"),
+        Binding("g", "glossary", "onboard.glossary", id="tour.glossary"),
     ]
 
     def __init__(self) -> None:

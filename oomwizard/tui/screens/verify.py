@@ -23,8 +23,8 @@ OnLog = Callable[[str, str], None]
 
 class VerifyScreen(WizardModal):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+s", "check", "tui.verify.go", priority=True),
-        Binding("escape", "cancel", "tui.cancel"),
+        Binding("ctrl+s", "check", "tui.verify.go", priority=True, id="verify.check"),
+        Binding("escape", "cancel", "tui.cancel", id="verify.cancel"),
     ]
 
     def __init__(self, on_log: OnLog) -> None:

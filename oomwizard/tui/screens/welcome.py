@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 from ...frontend.inputs import check_log_path, colon, machine_summary
 from ...frontend.options import DEMO_LOG, DEMO_MACHINE
 from ...onboard import texts as _onboard_texts  # noqa: F401  (registers the browse/tour labels)
-from ..app import FactsAware
+from ..messages import MachineDetected, ResumeOffered
 from ..widgets.choices import ChoiceList
 from ..widgets.path_suggester import PathInput
 from .base import TitleBar, WizardScreen
@@ -28,8 +28,8 @@ from .base import TitleBar, WizardScreen
 ACTIONS = ("open_log", "paste", "detect", "questions", "demo", "browse", "tour")
 
 
-class WelcomeScreen(WizardScreen, FactsAware):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close_path", show=False)]
+class WelcomeScreen(WizardScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close_path", show=False, id="welcome.close_path")]
 
     def __init__(self) -> None:
         super().__init__()
@@ -73,6 +73,16 @@ class WelcomeScreen(WizardScreen, FactsAware):
     def _demo_available(self) -> bool:
         return DEMO_LOG.exists() and DEMO_MACHINE.exists()
 
+    def on_machine_detected(self, _: MachineDetected) -> None:
+        self.facts_changed()
+
+    def on_resume_offered(self, _: ResumeOffered) -> None:
+        """An unfinished walk was found after the first frame: it comes first, highlighted."""
+        if self.ready:
+            actions = self.query_one("#actions", OptionList)
+            actions.set_options(self._options())
+            actions.highlighted = 0
+
     def facts_changed(self) -> None:
         if not self.ready:
             return
@@ -89,7 +99,7 @@ class WelcomeScreen(WizardScreen, FactsAware):
             line = Content("")
         self.query_one("#machine-line", Static).update(line)
         no_gpu = m.status in ("done", "failed") and (m.result is None or not m.result.has_gpu)
-        offer_demo = no_gpu and not w.opts.effective_logs() and self._demo_available()
+        offer_demo = no_gpu and not w.has_logs() and self._demo_available()
         self.query_one("#demo-hint").display = offer_demo
         order = ("demo", *[a for a in ACTIONS if a != "demo"]) if offer_demo else ACTIONS
         if order != self._order:

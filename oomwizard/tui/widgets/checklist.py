@@ -36,9 +36,9 @@ class ChecklistItem(Widget, can_focus=True):
     """``[x] text``; space or Enter toggles. ``auto`` marks items a tool can check from the next log."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space,enter", "toggle_check", "Toggle", show=False),
-        Binding("down,j", "app.focus_next", show=False),
-        Binding("up,k", "app.focus_previous", show=False),
+        Binding("space,enter", "toggle_check", "Toggle", show=False, id="checklist.toggle_check"),
+        Binding("down,j", "app.focus_next", show=False, id="checklist.next"),
+        Binding("up,k", "app.focus_previous", show=False, id="checklist.previous"),
     ]
 
     DEFAULT_CSS = """

@@ -16,18 +16,15 @@ class ChoiceList(OptionList):
     """Enter chooses the highlighted option (footer: ``⏎ Choose``); j and k move as ↓ and ↑."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "select", "tui.choose", key_display="⏎"),
-        Binding("j", "cursor_down", show=False),
-        Binding("k", "cursor_up", show=False),
+        Binding("enter", "select", "tui.choose", key_display="⏎", id="list.choose"),
+        Binding("j", "cursor_down", show=False, id="list.down"),
+        Binding("k", "cursor_up", show=False, id="list.up"),
     ]
-
-    def on_mount(self) -> None:
-        from ..screens.base import localize_bindings
-
-        localize_bindings(self, getattr(self.app, "lang", "en"))
 
 
 class ContinueList(ChoiceList):
     """Enter continues with the highlighted option (footer: ``⏎ Continue with this``)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "tui.diag.continue", key_display="⏎")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select", "tui.diag.continue", key_display="⏎", id="list.continue"),
+    ]

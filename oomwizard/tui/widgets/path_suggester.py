@@ -25,7 +25,7 @@ class PathSuggester(Suggester):
 class PathInput(Input):
     """A path box where Tab completes, as in a shell; with nothing to complete it moves on."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "complete", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("tab", "complete", show=False, id="path.complete")]
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(suggester=PathSuggester(), **kwargs)  # type: ignore[arg-type]
