@@ -6,9 +6,8 @@ The command line of a running server is the best evidence of how vLLM was starte
 vLLM processes left without a server (they keep their GPU memory after a crash) are reported apart.
 The /proc root is a parameter so tests can build a fake one.
 
-It is over 400 lines: about 215 of them read engine arguments the way vLLM's own parser does
-(``parse_engine_args`` to ``engine_settings``), a part that belongs with the other readers of a
-vLLM command line rather than with /proc.
+It is a little over 400 lines: besides /proc it maps a server's parsed arguments
+(:mod:`.vllm_args` reads them) to the settings the wizard uses (``engine_settings``).
 """
 
 from __future__ import annotations
