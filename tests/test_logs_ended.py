@@ -85,3 +85,21 @@ def test_the_last_start_of_the_engine_is_the_one_read() -> None:
     d = diagnose_text(stopped_last, "vllm.log")
     assert d.matches[0].scenario == "profile-run-oom"
     assert d.missing[0].startswith("vllm.log:11: ")
+
+
+def test_a_log_whose_reading_stopped_early_is_not_taken_to_end_there(tmp_path) -> None:
+    """A gzip cut in transit stops the reader mid start-up: that is where the file broke, not
+    where vLLM stopped, so no phase is claimed; the same text read whole still ranks its phase."""
+    import gzip
+
+    from oomwizard.logs.diagnose import diagnose_paths
+
+    text = (VERSION + LOAD + LOADED).encode()
+    whole = tmp_path / "whole.log.gz"
+    whole.write_bytes(gzip.compress(text))
+    assert diagnose_paths([str(whole)]).matches[0].scenario == "profile-run-oom"
+    cut = tmp_path / "cut.log.gz"
+    cut.write_bytes(gzip.compress(text * 40)[:-12])  # no end-of-stream marker: the reader reports the damage
+    d = diagnose_paths([str(cut)])
+    assert any("the rest was not read" in w for w in d.warnings)
+    assert d.matches == [] and not any("excerpt ends during" in w for w in d.missing)

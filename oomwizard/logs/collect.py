@@ -102,6 +102,8 @@ class Collector:
         self.gpu_indices: set[int] = set()
         self.file = ""
         self.files: list[str] = []
+        self.unfinished: set[str] = set()
+        """Inputs whose reading stopped early (a damaged gzip, a read error): their end is not the log's end."""
         """Inputs in the order they were read."""
         self._line: Logical | None = None
         self._open: tuple[Failure, Signature | None, str, Logical, int, int] | None = None

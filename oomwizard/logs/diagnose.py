@@ -90,6 +90,8 @@ def collect(sources: list[Source], *, all_lines_limit: int = ALL_LINES_LIMIT, pr
                 _feed(col, lg, on_line)
         for lg in joiner.flush():
             _feed(col, lg, on_line)
+        if stats.damaged:
+            col.unfinished.add(src.name)
         warnings.extend(_input_warnings(stats))
     return col, warnings
 

@@ -63,11 +63,14 @@ def cut_tracebacks(col: Collector) -> None:
 def ended(col: Collector) -> None:
     """A log with no error and no traceback at all that stops during start-up (the operator
     came because it died): the last start-up line read is kept as a failure marked ``ended``.
-    A start that reached serving, or any traceback (another failure), says nothing."""
+    A start that reached serving, any traceback (another failure), or an input whose reading
+    stopped early (where the text stops is not where the log stops) says nothing."""
     run = col.runs[-1]
     if col.failures or run.tracebacks or run.mark is None or run.phase in (None, "serving"):
         return
     file, line, text = run.mark
+    if file in col.unfinished:
+        return
     col.failures.append(Failure(file=file, line=line, text=text, proc="", rank=None, run=run.index,
                                  timeline=run.phase, ended=True))
 
