@@ -193,3 +193,18 @@ def test_the_help_language_is_read_before_parsing(argv, lang):
 def test_the_package_ships_its_compiled_catalogues():
     for lang in ("en", "zh"):
         assert compiled_path(lang).is_relative_to(PACKAGE)
+
+
+def test_every_fact_has_its_label_and_every_label_a_fact(tmp_path) -> None:
+    from oomwizard.facts.catalog import CATALOG
+    from oomwizard.lint.strings import fact_title_problems
+
+    real = Path(__file__).resolve().parent.parent / "content" / "en" / "strings.yaml"
+    assert fact_title_problems(real, "en") == []
+    assert CATALOG["vllm_version"].title("en") == "vLLM version"
+    cat = tmp_path / "strings.yaml"
+    cat.write_text("fact.tp: Tensor parallel size\nfact.gone: an old fact\n", encoding="utf-8")
+    problems = [str(p) for p in fact_title_problems(cat, "x.yaml", names=["tp", "new_fact"])]
+    assert any("'new_fact' has no label" in p for p in problems)
+    assert any(p.startswith("x.yaml:2") and "fact.gone: no such fact" in p for p in problems)
+    assert len(problems) == 2

@@ -18,7 +18,7 @@ import ast
 import json
 import re
 import string
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -204,3 +204,17 @@ def check_strings(ctx: LintContext) -> None:
     content = ctx.base / "content"
     if (content / "en" / "strings.yaml").is_file():
         ctx.problems.extend(catalogue_problems(content))
+        ctx.problems.extend(fact_title_problems(content / "en" / "strings.yaml", "content/en/strings.yaml"))
+
+
+def fact_title_problems(path: Path, shown: str, names: Iterable[str] | None = None) -> list[Problem]:
+    """A fact's label is the key ``fact.<name>``: every fact needs one, and a ``fact.`` key names a fact."""
+    from ..facts.catalog import CATALOG
+
+    facts = set(CATALOG if names is None else names)
+    cat = read_catalogue(path, shown)
+    keys = {k.removeprefix("fact."): e for k, e in cat.items() if k.startswith("fact.")}
+    out = [Problem(shown, 1, f"fact {name!r} has no label: add fact.{name}") for name in sorted(facts - keys.keys())]
+    out += [Problem(shown, keys[name].line, f"fact.{name}: no such fact in oomwizard/facts/catalog.py")
+            for name in sorted(keys.keys() - facts)]
+    return out
