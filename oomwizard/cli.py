@@ -587,15 +587,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = _main(argv)
     finally:
         restore()
-    if code == Exit.CANCELLED:
-        _forget_interrupt()
+    _forget_interrupt()  # any exit: plain mode leaving on Ctrl+C with the fix shown returns 0, not 130
     return code
 
 
 def _forget_interrupt() -> None:
-    """Exit with 130 after Ctrl+C, not by SIGINT. When a KeyboardInterrupt escapes an ``exec`` of a
-    string (``dataclasses`` and ``namedtuple`` build methods that way while a module is imported),
-    CPython marks the run as interrupted even though the exception was caught, and at exit kills
+    """Exit with the code returned after a caught Ctrl+C, not by SIGINT. When a KeyboardInterrupt
+    escapes an ``exec`` of a string (``dataclasses`` and ``namedtuple`` build methods that way while
+    a module is imported), CPython marks the run as interrupted even though the exception was caught, and at exit kills
     itself with SIGINT (``python -m`` runs). Evaluating one more string clears that mark."""
     exec("")  # an empty string: nothing runs
 
