@@ -154,8 +154,13 @@ def test_language_switch_and_copy_button(site: Path, browser: object) -> None:
     assert page.page.url.endswith("/zh/leaves/sampler-warmup.html")
     button = page.page.locator("pre.cmd .copy-button").first
     assert button.inner_text() == "复制"
+    # The label changes when the clipboard promise settles and changes back 1.5 s later,
+    # so a loaded machine can miss it by reading once: record every label it shows.
+    button.evaluate("b => { window.labels = []; new MutationObserver(() => window.labels.push(b.textContent))"
+                    ".observe(b, {childList: true, characterData: true, subtree: true}); }")
     button.click()
-    assert button.inner_text() == "已复制"
+    page.page.wait_for_function("window.labels.length > 0", timeout=10_000)
+    assert page.page.evaluate("window.labels")[0] == "已复制"
     assert page.errors == []
 
 
