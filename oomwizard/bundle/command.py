@@ -18,13 +18,13 @@ from .output import _err, bundle_text, format_for, write_file
 
 NO_REDACT_WARNING = msg("bundle.command.no_redact_warning")
 def cmd_report(args: argparse.Namespace) -> int:
-    from .. import cli
+    from .. import cli_shared as shared
     from ..facts.model import FactSet
     from ..logs.diagnose import InputError
 
     lang = detect_lang(args.lang)
-    kb = cli._load_kb()
-    overrides = cli._overrides(args.overrides)
+    kb = shared.load_kb()
+    overrides = shared.overrides(args.overrides)
     machine: dict[str, Any] | None = None
     source = "none"
     diag = kept = None
@@ -44,7 +44,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             return Exit.INPUT
         source = "file"
     else:
-        cli._check_python(args)
+        shared.check_python(args)
         from ..facts.machine import detect_machine
 
         report = detect_machine(python=args.python)
@@ -89,19 +89,19 @@ def load_replay(path: str, kb: Any) -> Any:
 
 def diagnose_replay(args: argparse.Namespace) -> int:
     """``diagnose --replay BUNDLE``: the diagnosis and fix recomputed from the bundle alone."""
-    from .. import cli
+    from .. import cli_shared as shared
     from ..report.diagnosis import diagnosis_markdown, diagnosis_text
     from ..report.leaf import leaf_json, leaf_markdown, leaf_text
 
     lang = detect_lang(args.lang)
-    kb = cli._load_kb()
+    kb = shared.load_kb()
     rp = load_replay(args.replay, kb)
     for w in rp.warnings:
         _err(w)
     facts = rp.facts()
     overrides = rp.overrides
-    overrides.update(cli._overrides(args.overrides))
-    facts.update(cli._overrides(args.overrides))
+    overrides.update(shared.overrides(args.overrides))
+    facts.update(shared.overrides(args.overrides))
     diag = rp.diagnosis
     done = noninteractive(kb, facts, diag, overrides, lang)
     if args.format == "json":
@@ -109,12 +109,12 @@ def diagnose_replay(args: argparse.Namespace) -> int:
         out["facts"] = facts.to_json()
         out["leaf"] = leaf_json(done.leaf, done.facts, done.path) if done else None
         out["replayed_from"] = args.replay
-        cli._json(out, "diagnose")
+        shared.print_json(out, "diagnose")
     else:
         if diag is not None:
             md = args.format == "markdown"
-            sys.stdout.write(diagnosis_markdown(diag, lang) if md else diagnosis_text(diag, lang, cli._text_width()))
+            sys.stdout.write(diagnosis_markdown(diag, lang) if md else diagnosis_text(diag, lang, shared.text_width()))
         if done is not None:
             sys.stdout.write("\n" + (leaf_markdown(done.leaf, done.facts, done.path, lang) if args.format == "markdown"
-                                     else leaf_text(done.leaf, done.facts, done.path, lang, width=cli._text_width())))
+                                     else leaf_text(done.leaf, done.facts, done.path, lang, width=shared.text_width())))
     return Exit.OK if diag is not None and diag.matches else Exit.NO_MATCH
