@@ -38,7 +38,7 @@ def exit_code(run: Callable[[], int]) -> int:
         return Exit.OK
     except OutputError as e:
         silence_stdout()
-        say("cli.error.output", error=e)
+        say("cli.error.output", error=e.text)
         return Exit.OUTPUT
     except Exception as e:  # noqa: BLE001 - the last resort: every known failure has its own message above
         return internal_error(e)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from .cli_shared import check_python, err, overrides, say, talk
 from .exitcodes import Exit
-from .i18n import detect_lang, ui
+from .i18n import detect_lang, said, ui
 
 
 def run_interactive(args: argparse.Namespace) -> int:
@@ -74,6 +74,6 @@ def _check_logs(paths: Sequence[str]) -> int:
                 if st is None or not is_named_pipe(st):
                     open_source(p)
     except InputError as e:
-        err(str(e))
+        err(said(e, talk()))
         return Exit.INPUT
     return 0

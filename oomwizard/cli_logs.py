@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .cli_shared import check_python, err, load_kb, machine_facts, overrides, print_json, say, text_width
 from .exitcodes import Exit
-from .i18n import detect_lang, ui
+from .i18n import detect_lang, said, ui
 
 if TYPE_CHECKING:
     from .logs.model import Diagnosis
@@ -44,7 +44,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         diag = _follow(sources[0], lang) if args.follow else _read_logs(
             files, lang, lambda progress: diagnose_sources(sources, progress=progress), json_out=args.format == "json")
     except InputError as e:
-        err(str(e))
+        err(said(e, lang))
         return Exit.INPUT
     except KeyboardInterrupt:
         return Exit.CANCELLED
@@ -140,7 +140,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         result = _read_logs(files, lang, lambda progress: verify(leaf, files, progress=progress),
                             json_out=args.format == "json")
     except InputError as e:
-        err(str(e))
+        err(said(e, lang))
         return Exit.INPUT
     except KeyboardInterrupt:
         return Exit.CANCELLED

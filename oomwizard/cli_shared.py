@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .exitcodes import Exit
-from .i18n import detect_lang, ui
+from .i18n import detect_lang, said, ui
 
 LANG = [""]
 """The language the running command talks in (``--lang``, else the locale), set once its arguments are read."""
@@ -101,7 +101,7 @@ def check_python(args: argparse.Namespace) -> None:
 
         _, problem = check(args.python)
         if problem:
-            err(problem)
+            err(problem(talk()))
             raise SystemExit(Exit.USAGE)
 
 
@@ -115,7 +115,7 @@ def machine_facts(args: argparse.Namespace, detect: bool) -> Any:
         try:
             return load_report(args.machine).facts
         except ReportError as e:
-            err(str(e))
+            err(said(e, talk()))
             raise SystemExit(Exit.INPUT) from None
     if detect:
         from .facts.machine import detect_machine

@@ -36,12 +36,32 @@ class Text:
         return {"en": self.en, "zh": self.zh}
 
     def format(self, **fmt: object) -> Text:
-        """Both languages with the same placeholders filled in."""
-        return Text(self.en.format(**fmt), self.zh.format(**fmt))
+        """Both languages with the same placeholders filled in; a field that is itself a
+        :class:`Text` (a reason inside a message) is filled in each language with its own."""
+        return Text(self.en.format(**_in("en", fmt)), self.zh.format(**_in("zh", fmt)))
 
     @classmethod
     def same(cls, s: str) -> Text:
         return cls(s, s)
+
+
+def _in(lang: str, fmt: dict[str, object]) -> dict[str, object]:
+    return {k: v(lang) if isinstance(v, Text) else v for k, v in fmt.items()}
+
+
+class TextError(Exception):
+    """An error the operator reads, in either language: ``text`` holds both (``str()`` is the
+    English, for tracebacks and logs); :func:`said` prints it in the operator's language."""
+
+    def __init__(self, text: Text | str) -> None:
+        self.text = text if isinstance(text, Text) else Text.same(text)
+        super().__init__(self.text.en)
+
+
+def said(e: BaseException, lang: str) -> str:
+    """An error's message in ``lang``: its ``text`` when it carries both languages, else ``str(e)``."""
+    text = getattr(e, "text", None)
+    return str(text(lang)) if callable(text) else str(e)
 
 
 class Msg(Text):
@@ -107,8 +127,9 @@ def msg(key: str) -> Text:
 
 def ui(key: str, lang: str, /, **fmt: object) -> str:
     """The catalogue string ``key`` in ``lang``, its placeholders filled from ``fmt``."""
-    text = _lookup("zh" if lang == "zh" else "en", key)
-    return text.format(**fmt) if fmt else text
+    lang = "zh" if lang == "zh" else "en"
+    text = _lookup(lang, key)
+    return text.format(**_in(lang, fmt)) if fmt else text
 
 
 class _Catalogue(Mapping[str, Text]):

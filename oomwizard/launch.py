@@ -35,7 +35,9 @@ def launch(opts: LaunchOptions) -> int:
         try:
             check_stdin(wizard=True)
         except InputError as e:
-            print(f"oomwizard: {e}", file=sys.stderr)
+            from .i18n import said
+
+            print(f"oomwizard: {said(e, opts.lang)}", file=sys.stderr)
             return Exit.INPUT
     if opts.plain:
         from .plain import run_plain

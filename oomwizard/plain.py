@@ -126,7 +126,7 @@ class PlainWizard:
         try:
             return self.sources.replay_machine(path) if path else self.sources.detect_machine(self.opts.python)
         except InputProblem as e:
-            print(f"oomwizard: {e}", file=self.err)
+            print(f"oomwizard: {e.text(self.opts.lang)}", file=self.err)
         except Exception as e:  # noqa: BLE001 - detection must never stop the wizard
             print(f"oomwizard: {self.t('tui.machine.failed', error=f'{type(e).__name__}: {e}')}", file=self.err)
         return None
@@ -169,7 +169,7 @@ class PlainWizard:
         try:
             diag = self._read(logs)
         except InputProblem as e:
-            print(f"oomwizard: {e}", file=self.err)
+            print(f"oomwizard: {e.text(self.opts.lang)}", file=self.err)
             return False
         self.show_diagnosis(diag)
         return True
@@ -315,7 +315,7 @@ def run_plain(
         try:
             kb = get_kb()
         except KBError as e:
-            print("oomwizard: the knowledge base is broken; run `oomwizard lint` for details:", file=err)
+            print(f"oomwizard: {ui('cli.error.kb_broken', opts.lang)}", file=err)
             for p in e.problems[:20]:
                 print(f"  {p}", file=err)
             return Exit.KB_INVALID

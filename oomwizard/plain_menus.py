@@ -74,7 +74,7 @@ def _paste(w: PlainWizard) -> bool:
     try:
         diag = w.sources.diagnose_text(text, "pasted")
     except InputProblem as e:
-        w.prompts.say(f"oomwizard: {one_line(str(e))}")
+        w.prompts.say(f"oomwizard: {one_line(e.text(w.lang))}")
         return False
     w.show_diagnosis(diag)
     return True

@@ -17,10 +17,12 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .i18n import TextError, msg
+
 _closed: set[int] = set()
 
 
-class OutputError(Exception):
+class OutputError(TextError):
     """stdout cannot take the output; the message says why (``No space left on device``)."""
 
 
@@ -37,7 +39,7 @@ class _Output:
 
     def _call(self, name: str, *args: Any) -> Any:
         if self._stream is None:
-            raise OutputError("standard output is closed")
+            raise OutputError(msg("cli.error.stdout_closed"))
         try:
             return getattr(self._stream, name)(*args)
         except BrokenPipeError:

@@ -188,21 +188,25 @@ def test_a_venv_under_a_sticky_shared_folder_is_accepted(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("mode_of", "mode", "words"),
+    ("mode_of", "mode", "words", "words_zh"),
     [
-        ("bin", 0o775, "folder {bin} is writable by its group (mode 775)"),
-        ("file", 0o644, "{file} is not executable"),
-        ("file", 0o757, "{file} is writable by other users (mode 757)"),
-        ("venv", 0o777, "folder {venv} is writable by other users (mode 777)"),
+        ("bin", 0o775, "folder {bin} is writable by its group (mode 775)", "文件夹 {bin} 可被其所属组写入（权限 775）"),
+        ("file", 0o644, "{file} is not executable", "{file} 不可执行"),
+        ("file", 0o757, "{file} is writable by other users (mode 757)", "{file} 可被其他用户写入（权限 757）"),
+        ("venv", 0o777, "folder {venv} is writable by other users (mode 777)", "文件夹 {venv} 可被其他用户写入（权限 777）"),
     ],
 )
-def test_unsafe_interpreters(tmp_path, mode_of, mode, words):
+def test_unsafe_interpreters(tmp_path, mode_of, mode, words, words_zh):
     py, _ = venv(tmp_path / "v", "version = 3.11.7\n", "3.11")
     target = {"bin": py.parent, "file": py, "venv": tmp_path / "v"}[mode_of]
     target.chmod(mode)
-    want = words.format(bin=py.parent, file=py, venv=tmp_path / "v")
-    assert unsafe_reason(str(py)) == want
-    assert check_python(str(py)) == (None, f"--python {py}: refusing to run it: {want}")
+    paths = {"bin": py.parent, "file": py, "venv": tmp_path / "v"}
+    want, want_zh = words.format(**paths), words_zh.format(**paths)
+    reason = unsafe_reason(str(py))
+    assert reason is not None and (reason.en, reason.zh) == (want, want_zh)
+    path, refused = check_python(str(py))
+    assert path is None and refused is not None
+    assert (refused.en, refused.zh) == (f"--python {py}: refusing to run it: {want}", f"--python {py}：拒绝运行它：{want_zh}")
 
 
 def test_a_link_is_judged_where_it_leads(tmp_path):
@@ -211,7 +215,9 @@ def test_a_link_is_judged_where_it_leads(tmp_path):
     open_dir.chmod(0o777)
     link = interpreter(tmp_path / "safe" / "x").parent / "python"
     link.symlink_to(real)
-    assert unsafe_reason(str(link)) == f"folder {open_dir} is writable by other users (mode 777)"
+    reason = unsafe_reason(str(link))
+    assert reason is not None and reason.en == f"folder {open_dir} is writable by other users (mode 777)"
     fifo = tmp_path / "safe" / "python3"
     os.mkfifo(fifo)
-    assert unsafe_reason(str(fifo)) == f"{fifo} is not a regular file"
+    reason = unsafe_reason(str(fifo))
+    assert reason is not None and reason.en == f"{fifo} is not a regular file"

@@ -187,8 +187,9 @@ def test_interpreter_for_accepts_venv_dir_and_script(tmp_path):
     script = tmp_path / "venv" / "bin" / "vllm"
     script.write_text(f"#!{py}\nimport sys\n")
     assert interpreter_for(str(script)) == (str(py), None)
-    assert interpreter_for(str(tmp_path / "missing"))[1].endswith("does not exist")
-    assert "without bin/python" in interpreter_for(str(tmp_path))[1]
+    missing, folder = interpreter_for(str(tmp_path / "missing"))[1], interpreter_for(str(tmp_path))[1]
+    assert missing is not None and missing.en.endswith("does not exist") and missing.zh.endswith("不存在")
+    assert folder is not None and "without bin/python" in folder.en and "没有 bin/python" in folder.zh
 
 
 def test_vllm_on_path(tmp_path):

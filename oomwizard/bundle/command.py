@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from ..exitcodes import Exit
-from ..i18n import detect_lang, msg, ui
+from ..i18n import detect_lang, msg, said, ui
 from .build import BundleInput, noninteractive, read_logs
 from .output import _err, bundle_text, format_for, write_file
 
@@ -32,7 +32,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         try:
             diag, kept = read_logs(args.log)
         except InputError as e:
-            _err(str(e))
+            _err(said(e, lang))
             return Exit.INPUT
     if args.machine:
         from ..facts.saved import ReportError, load_report
@@ -40,7 +40,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         try:
             report = load_report(args.machine)
         except ReportError as e:
-            _err(str(e))
+            _err(said(e, lang))
             return Exit.INPUT
         source = "file"
     else:
@@ -76,14 +76,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
-def load_replay(path: str, kb: Any) -> Any:
-    """The replayed bundle, or exit 4 with the reason."""
+def load_replay(path: str, kb: Any, lang: str = "en") -> Any:
+    """The replayed bundle, or exit 4 with the reason (in ``lang``)."""
     from .replay import BundleError, replay
 
     try:
         return replay(path, kb)
     except BundleError as e:
-        _err(str(e))
+        _err(said(e, lang))
         raise SystemExit(Exit.INPUT) from None
 
 
@@ -95,9 +95,9 @@ def diagnose_replay(args: argparse.Namespace) -> int:
 
     lang = detect_lang(args.lang)
     kb = shared.load_kb()
-    rp = load_replay(args.replay, kb)
+    rp = load_replay(args.replay, kb, lang)
     for w in rp.warnings:
-        _err(w)
+        _err(w(lang))
     facts = rp.facts()
     overrides = rp.overrides
     overrides.update(shared.overrides(args.overrides))

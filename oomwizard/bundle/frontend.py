@@ -74,16 +74,17 @@ def replay_sources(opts: Any) -> Any:
 
     from ..exitcodes import Exit
     from ..frontend.inputs import InputProblem, MachineResult, Sources, result_from_report
+    from ..i18n import msg, said
     from ..kb.loader import get_kb
     from .replay import BundleError, replay
 
     try:
         rp = replay(opts.replay, get_kb())
     except BundleError as e:
-        print(f"oomwizard: {e}", file=sys.stderr)
+        print(f"oomwizard: {said(e, opts.lang)}", file=sys.stderr)
         return int(Exit.INPUT)
     for w in rp.warnings:
-        print(f"oomwizard: {w}", file=sys.stderr)
+        print(f"oomwizard: {w(opts.lang)}", file=sys.stderr)
     opts.logs = [opts.replay] if rp.diagnosis is not None else []
     opts.machine = opts.replay if rp.machine is not None else None
     opts.demo = opts.follow = False
@@ -93,7 +94,7 @@ def replay_sources(opts: Any) -> Any:
 
     def diagnosis(paths: list[str], progress: Any = None) -> Diagnosis:
         if rp.diagnosis is None:
-            raise InputProblem(f"{opts.replay} holds no log lines")
+            raise InputProblem(msg("bundle.frontend.no_log_lines").format(path=opts.replay))
         return rp.diagnosis
 
     def text(pasted: str, name: str) -> Diagnosis:
@@ -105,6 +106,6 @@ def replay_sources(opts: Any) -> Any:
         return result_from_report(rp.machine, rp.name)
 
     def detect(python: str | None) -> MachineResult:
-        raise InputProblem(f"{rp.name}: this machine is not read when a bundle is replayed")
+        raise InputProblem(msg("bundle.frontend.no_detection").format(name=rp.name))
 
     return Sources(diagnosis, text, detect, machine, None)

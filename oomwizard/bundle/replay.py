@@ -18,6 +18,8 @@ from ..engine import Answer
 from ..envelope import kind_of
 from ..facts.catalog import CATALOG, FactValueError, coerce
 from ..facts.model import Fact, FactSet
+from ..facts.saved import expected, kind
+from ..i18n import Text, TextError, msg
 from ..logs.model import Diagnosis
 
 LIMIT = 32 * 1024**2
@@ -27,8 +29,9 @@ MAX_PIECES = 200
 MAX_LINES = 2_000_000
 
 
-class BundleError(ValueError):
-    """The bundle cannot be replayed; the message names the file and, when known, the field."""
+class BundleError(TextError, ValueError):
+    """The bundle cannot be replayed; the message (in both languages) names the file and, when
+    known, the field."""
 
 
 @dataclass
@@ -41,7 +44,7 @@ class Replayed:
     answers: dict[str, Answer] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
     doc: dict[str, Any] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Text] = field(default_factory=list)
 
     def facts(self) -> FactSet:
         """Machine, log and overrides merged with the usual precedence, every one marked replayed."""
@@ -65,84 +68,81 @@ def mark(facts: FactSet, name: str) -> FactSet:
                       for f in facts)
 
 
-def _kind(v: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(type(v), type(v).__name__)
-
-
 def _want(v: Any, types: tuple[type, ...], where: str, what: str, null: bool = False) -> bool:
+    """True when ``v`` is present; raise when it has the wrong type (``what``: a noun, ``facts.saved.a.…``)."""
     if v is None and null:
         return False
     if (isinstance(v, bool) and bool not in types) or not isinstance(v, types):
-        raise BundleError(f"{where}: expected {what}, found {_kind(v)}")
+        raise BundleError(expected(where, what, v))
     return True
 
 
 def _check_lines(log: Any) -> None:
-    _want(log, (dict,), "log", "an object")
-    _want(log.get("inputs"), (list,), "log.inputs", "a list")
-    _want(log.get("warnings", []), (list,), "log.warnings", "a list")
+    _want(log, (dict,), "log", "object")
+    _want(log.get("inputs"), (list,), "log.inputs", "list")
+    _want(log.get("warnings", []), (list,), "log.warnings", "list")
     total = 0
     for i, inp in enumerate(log["inputs"]):
         w = f"log.inputs[{i}]"
-        _want(inp, (dict,), w, "an object")
-        _want(inp.get("name"), (str,), f"{w}.name", "a string")
-        _want(inp.get("lines"), (list,), f"{w}.lines", "a list")
+        _want(inp, (dict,), w, "object")
+        _want(inp.get("name"), (str,), f"{w}.name", "string")
+        _want(inp.get("lines"), (list,), f"{w}.lines", "list")
         total += len(inp["lines"])
         if total > MAX_LINES:
-            raise BundleError(f"{w}.lines: more than {MAX_LINES} lines; not a bundle this tool wrote")
+            raise BundleError(msg("bundle.replay.too_many_lines").format(where=f"{w}.lines", n=MAX_LINES))
         for j, lg in enumerate(inp["lines"]):
             lw = f"{w}.lines[{j}]"
-            _want(lg, (dict,), lw, "an object")
+            _want(lg, (dict,), lw, "object")
             pieces = lg.get("pieces")
-            _want(pieces, (list,), f"{lw}.pieces", "a list")
+            _want(pieces, (list,), f"{lw}.pieces", "list")
             if not 0 < len(pieces) <= MAX_PIECES:
-                raise BundleError(f"{lw}.pieces: {len(pieces)} pieces; a line has 1 to {MAX_PIECES}")
+                raise BundleError(msg("bundle.replay.pieces").format(where=f"{lw}.pieces", n=len(pieces), most=MAX_PIECES))
             for k, p in enumerate(pieces):
                 pw = f"{lw}.pieces[{k}]"
                 if not (isinstance(p, list) and len(p) == 3):
-                    raise BundleError(f"{pw}: expected [line, text, shown], found {_kind(p)}")
-                _want(p[0], (int,), f"{pw}[0]", "a line number")
+                    raise BundleError(expected(pw, "piece", p))
+                _want(p[0], (int,), f"{pw}[0]", "line_number")
                 if not 0 < p[0] < MAX_LINE_NUMBER:
-                    raise BundleError(f"{pw}[0]: {p[0]} is not a line number")
-                _want(p[1], (str,), f"{pw}[1]", "a string")
-                _want(p[2], (str,), f"{pw}[2]", "a string")
+                    raise BundleError(msg("bundle.replay.not_line_number").format(where=f"{pw}[0]", value=p[0]))
+                _want(p[1], (str,), f"{pw}[1]", "string")
+                _want(p[2], (str,), f"{pw}[2]", "string")
             for key in ("proc", "level", "src"):
-                _want(lg.get(key, ""), (str,), f"{lw}.{key}", "a string")
-            _want(lg.get("rank"), (int,), f"{lw}.rank", "a rank number", null=True)
+                _want(lg.get(key, ""), (str,), f"{lw}.{key}", "string")
+            _want(lg.get("rank"), (int,), f"{lw}.rank", "rank", null=True)
 
 
 def validate(doc: Any) -> None:
     """Raise :class:`BundleError` naming the first part a replay cannot use."""
     if kind_of(doc) != ("report", 1):
-        found = doc.get("schema") if isinstance(doc, dict) else _kind(doc)
-        raise BundleError(f"not an `oomwizard report --format json` bundle (schema {found!r}, expected 'oomwizard/report/v1')")
+        found = repr(doc.get("schema")) if isinstance(doc, dict) else repr(kind(doc).en)
+        raise BundleError(msg("bundle.replay.not_a_bundle").format(schema=found))
     _check_lines(doc.get("log"))
-    if _want(doc.get("machine"), (dict,), "machine", "an object", null=True):
+    if _want(doc.get("machine"), (dict,), "machine", "object", null=True):
         from ..facts.saved import ReportError
         from ..facts.saved import validate as check_machine
 
         try:
             check_machine(doc["machine"])
         except ReportError as e:
-            raise BundleError(f"machine.{e}") from None
-    _want(doc.get("overrides", {}), (dict,), "overrides", "an object")
+            raise BundleError(msg("bundle.replay.in_machine").format(error=e.text)) from None
+    _want(doc.get("overrides", {}), (dict,), "overrides", "object")
     for name, f in doc.get("overrides", {}).items():
-        _want(f, (dict,), f"overrides.{name}", "an object")
-    _want(doc.get("answers", []), (list,), "answers", "a list")
+        _want(f, (dict,), f"overrides.{name}", "object")
+    _want(doc.get("answers", []), (list,), "answers", "list")
     for i, a in enumerate(doc.get("answers", [])):
-        _want(a, (dict,), f"answers[{i}]", "an object")
+        _want(a, (dict,), f"answers[{i}]", "object")
         for key in ("question", "value", "source"):
-            _want(a.get(key), (str,), f"answers[{i}].{key}", "a string")
+            _want(a.get(key), (str,), f"answers[{i}].{key}", "string")
 
 
 def load_bundle(path: str) -> dict[str, Any]:
     from ..facts.saved import read_report_file
 
-    doc = read_report_file(path, LIMIT, "bundle", "bundle", BundleError)
+    doc = read_report_file(path, LIMIT, msg("bundle.replay.what"), msg("bundle.replay.what"), BundleError)
     try:
         validate(doc)
     except BundleError as e:
-        raise BundleError(f"bundle {path}: {e}") from None
+        raise BundleError(msg("bundle.replay.in_file").format(path=path, error=e.text)) from None
     return doc
 
 
@@ -169,26 +169,26 @@ def replay(path: str, kb: Any = None) -> Replayed:
     from ..facts.machine import MachineReport
 
     doc = load_bundle(path)
-    warnings: list[str] = []
+    warnings: list[Text] = []
     if not doc["log"].get("complete", True):
-        warnings.append(f"{path} holds only part of the log lines its diagnosis read; the replayed diagnosis may differ")
+        warnings.append(msg("bundle.replay.partial_log").format(path=path))
     diag = diagnosis_of(doc)
     machine = MachineReport.from_json(doc["machine"]) if doc.get("machine") else None
     overrides = FactSet()
     for name, f in doc.get("overrides", {}).items():
         if name not in CATALOG:
-            warnings.append(f"{path}: override of unknown fact {name!r} ignored")
+            warnings.append(msg("bundle.replay.unknown_override").format(path=path, name=repr(name)))
             continue
         try:
             value = coerce(name, f.get("value"))
         except FactValueError as e:
-            raise BundleError(f"bundle {path}: overrides.{name}: {e}") from None
+            raise BundleError(msg("bundle.replay.bad_override").format(path=path, name=name, error=e.text)) from None
         overrides.add(Fact(name, value, str(f.get("source", "answered")), kind="answered"))
     answers: dict[str, Answer] = {}
     order: list[str] = []
     for a in doc.get("answers", []):
         if kb is not None and a["question"] not in kb.questions:
-            warnings.append(f"{path}: answer to unknown question {a['question']!r} ignored")
+            warnings.append(msg("bundle.replay.unknown_answer").format(path=path, question=repr(a["question"])))
             continue
         answers[a["question"]] = Answer(a["value"], a["source"])
         order.append(a["question"])

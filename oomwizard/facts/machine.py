@@ -189,10 +189,10 @@ def _candidates(
         path, err = interpreter_for(python)
         problem = unsafe_reason(path) if path and not err else None
         if err or path is None:
-            out.append(Interpreter(python, ["--python"], error=err))
+            out.append(Interpreter(python, ["--python"], error=err.en if err else None))
             notes.append(note("python_missing", *both("facts.machine.python_missing", err=err), "problem"))
         elif problem:
-            out.append(Interpreter(path, ["--python"], error=f"not started: {problem}"))
+            out.append(Interpreter(path, ["--python"], error=f"not started: {problem.en}"))
             notes.append(note("python_refused", *both("facts.machine.python_refused", problem=problem), "problem"))
         else:
             add(path, "--python", (env.get("PYTHONPATH") or "").split(os.pathsep))

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..i18n import Text, msg
 from . import metadata_probe
 
 # Report key -> distribution names, preferred first (both spellings seen in the wild).
@@ -135,7 +136,7 @@ def start_probe(python: str, extra_paths: Sequence[str] = ()) -> subprocess.Pope
 
         problem = unsafe_reason(python)
         if problem:
-            return f"not started: {problem}"
+            return f"not started: {problem.en}"
     request = json.dumps({"wanted": wanted_names(), "extra_paths": list(extra_paths)})
     try:
         return subprocess.Popen(
@@ -229,16 +230,17 @@ def read_shebang(script: str | Path) -> str | None:
     return prog
 
 
-def interpreter_for(path: str) -> tuple[str | None, str | None]:
-    """Accept what an operator types for ``--python``: an interpreter, a venv folder or a script."""
+def interpreter_for(path: str) -> tuple[str | None, Text | None]:
+    """Accept what an operator types for ``--python``: an interpreter, a venv folder or a script
+    (else why not, in both languages)."""
     p = Path(path).expanduser()
     if p.is_dir():
         for name in ("bin/python", "bin/python3", "Scripts/python.exe"):
             if (p / name).exists():
                 return str(p / name), None
-        return None, f"{path} is a folder without bin/python"
+        return None, msg("facts.packages.no_bin_python").format(path=path)
     if not p.exists():
-        return None, f"{path} does not exist"
+        return None, msg("facts.packages.missing").format(path=path)
     if not _PY_NAME_RE.match(p.name):
         target = read_shebang(p)
         if target:

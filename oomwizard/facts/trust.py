@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import stat
 
+from ..i18n import Text, msg
 from .packages import interpreter_for
 
 _MAX_LINKS = 40
@@ -31,17 +32,20 @@ def _owner_ok(st: os.stat_result) -> bool:
     return st.st_uid in (0, os.geteuid())
 
 
-def _folder_problem(path: str, holds_file: bool) -> str | None:
+def _writers(st: os.stat_result) -> Text:
+    return msg("facts.trust.who_others") if st.st_mode & stat.S_IWOTH else msg("facts.trust.who_group")
+
+
+def _folder_problem(path: str, holds_file: bool) -> Text | None:
     try:
         st = os.stat(path)
     except OSError as e:
-        return f"{path} cannot be read: {e.strerror or e}"
+        return msg("facts.trust.unreadable").format(path=path, error=e.strerror or e)
     if not _owner_ok(st):
-        return f"folder {path} belongs to {_who(st.st_uid)}, not to you or root"
+        return msg("facts.trust.folder_owner").format(path=path, owner=_who(st.st_uid))
     writable = st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
     if writable and (holds_file or not st.st_mode & stat.S_ISVTX):
-        who = "other users" if st.st_mode & stat.S_IWOTH else "its group"
-        return f"folder {path} is writable by {who} (mode {stat.S_IMODE(st.st_mode):o})"
+        return msg("facts.trust.folder_writable").format(path=path, who=_writers(st), mode=f"{stat.S_IMODE(st.st_mode):o}")
     return None
 
 
@@ -56,8 +60,9 @@ def _ancestors(folder: str) -> list[str]:
         cur = parent
 
 
-def unsafe_reason(interpreter: str) -> str | None:
-    """Why starting ``interpreter`` could run a program someone else chose, or None when safe."""
+def unsafe_reason(interpreter: str) -> Text | None:
+    """Why starting ``interpreter`` could run a program someone else chose (in both languages), or
+    None when safe."""
     cur = os.path.abspath(interpreter)
     checked: set[tuple[str, bool]] = set()
     for _ in range(_MAX_LINKS):
@@ -73,31 +78,30 @@ def unsafe_reason(interpreter: str) -> str | None:
         try:
             st = os.lstat(cur)
         except OSError as e:
-            return f"{cur} cannot be read: {e.strerror or e}"
+            return msg("facts.trust.unreadable").format(path=cur, error=e.strerror or e)
         if stat.S_ISLNK(st.st_mode):
             cur = os.path.normpath(os.path.join(folder, os.readlink(cur)))
             continue
         if not stat.S_ISREG(st.st_mode):
-            return f"{cur} is not a regular file"
+            return msg("facts.trust.not_regular").format(path=cur)
         if not _owner_ok(st):
-            return f"{cur} belongs to {_who(st.st_uid)}, not to you or root"
+            return msg("facts.trust.file_owner").format(path=cur, owner=_who(st.st_uid))
         if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-            who = "other users" if st.st_mode & stat.S_IWOTH else "its group"
-            return f"{cur} is writable by {who} (mode {stat.S_IMODE(st.st_mode):o})"
+            return msg("facts.trust.file_writable").format(path=cur, who=_writers(st), mode=f"{stat.S_IMODE(st.st_mode):o}")
         if not os.access(cur, os.X_OK):
-            return f"{cur} is not executable"
+            return msg("facts.trust.not_executable").format(path=cur)
         return None
-    return f"{interpreter}: too many symbolic links"
+    return msg("facts.trust.too_many_links").format(path=interpreter)
 
 
-def check_python(raw: str) -> tuple[str | None, str | None]:
+def check_python(raw: str) -> tuple[str | None, Text | None]:
     """``--python`` as typed (an interpreter, a venv folder or a script) -> ``(interpreter, None)``
-    when it may be started, else ``(None, one-line reason)``."""
+    when it may be started, else ``(None, one-line reason)`` in both languages."""
     path, err = interpreter_for(raw)
     if err or path is None:
-        return None, f"--python {raw}: {err}"
+        return None, msg("facts.trust.python_bad").format(raw=raw, problem=err or "")
     problem = unsafe_reason(path)
     if problem:
         shown = raw if os.path.abspath(raw) == os.path.abspath(path) else f"{raw} ({path})"
-        return None, f"--python {shown}: refusing to run it: {problem}"
+        return None, msg("facts.trust.python_refused").format(shown=shown, problem=problem)
     return path, None

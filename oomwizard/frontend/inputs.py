@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..facts.model import Fact, FactSet
-from ..i18n import Text, ui
+from ..i18n import Text, TextError, msg, ui
 from ..logs.model import Diagnosis
 from ..text.output import clean_text
 from ..text.units import gib
@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 
 
 
-class InputProblem(Exception):
-    """An input the operator named cannot be used (missing, unreadable, not a log, bad JSON)."""
+class InputProblem(TextError):
+    """An input the operator named cannot be used (missing, unreadable, not a log, bad JSON); the
+    message in both languages (``str()``: the English)."""
 
 
 @dataclass
@@ -79,7 +80,7 @@ def _diagnose_paths(paths: list[str], progress: Progress | None = None) -> Diagn
     try:
         return diagnose_sources(open_inputs(paths, wizard=True), progress=progress)
     except InputError as e:
-        raise InputProblem(str(e)) from None
+        raise InputProblem(e.text) from None
 
 
 def _follow_path(path: str, status: FollowStatus, stop: Callable[[], bool]) -> Diagnosis:
@@ -90,7 +91,7 @@ def _follow_path(path: str, status: FollowStatus, stop: Callable[[], bool]) -> D
     try:
         return follow(open_inputs([path], wizard=True, idle=None)[0], status=status, stop=stop)
     except InputError as e:
-        raise InputProblem(str(e)) from None
+        raise InputProblem(e.text) from None
 
 
 def _diagnose_text(text: str, name: str) -> Diagnosis:
@@ -99,7 +100,7 @@ def _diagnose_text(text: str, name: str) -> Diagnosis:
     try:
         return diagnose_text(text, name)
     except InputError as e:
-        raise InputProblem(str(e)) from None
+        raise InputProblem(e.text) from None
 
 
 def result_from_report(report: Any, replayed_from: str | None = None) -> MachineResult:
@@ -126,9 +127,9 @@ def _replay_machine(path: str) -> MachineResult:
     try:
         report = load_report(path)
     except ReportError as e:
-        raise InputProblem(str(e)) from None
+        raise InputProblem(e.text) from None
     except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise InputProblem(f"{path} is not a saved `oomwizard detect --format json` report: {e}") from None
+        raise InputProblem(msg("frontend.inputs.not_a_report").format(path=path, error=e)) from None
     return result_from_report(report, path)
 
 

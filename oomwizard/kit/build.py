@@ -103,7 +103,7 @@ def _assemble(stage: Path, chosen: list[Target], pyz: bool, lang: str, kb_loader
     try:
         wheel, how = make_wheel(wheels)
     except WheelError as e:
-        _say(lang, "wheel_failed", error=e)
+        _say(lang, "wheel_failed", error=e.text(lang))
         return Exit.ERROR
     _say(lang, "wheel", how=how(lang))
     for target in chosen:

@@ -24,14 +24,14 @@ from pathlib import Path
 import oomwizard
 
 from .. import __version__
-from ..i18n import Text, msg
+from ..i18n import Text, TextError, msg
 
 INSTALLER_FILES = {"INSTALLER", "REQUESTED", "RECORD", "direct_url.json"}
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
-class WheelError(RuntimeError):
-    """The wheel could not be made; the message says why and what to do."""
+class WheelError(TextError, RuntimeError):
+    """The wheel could not be made; the message (in both languages) says why and what to do."""
 
 
 def source_tree() -> Path | None:
@@ -65,7 +65,7 @@ def build_from_tree(tree: Path, dest: Path) -> Path:
     wheels = sorted(dest.glob(f"oomwizard-{__version__}-*.whl"))
     if proc.returncode != 0 or not wheels:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-8:])
-        raise WheelError(f"pip could not build the oomwizard wheel from {tree}:\n{tail}")
+        raise WheelError(msg("kit.wheel.pip_failed").format(tree=tree, tail=tail))
     return wheels[-1]
 
 
@@ -78,10 +78,7 @@ def _installed_distribution() -> metadata.Distribution:
         for f in dist.files or ():
             if str(f).replace("\\", "/") == "oomwizard/__init__.py" and Path(str(dist.locate_file(f))).resolve() == here:
                 return dist
-    raise WheelError(
-        f"oomwizard {__version__} runs from {here.parent}, which is neither a source tree nor an installed wheel "
-        "with a RECORD; build the kit from a checkout or from `pip install oomwizard`"
-    )
+    raise WheelError(msg("kit.wheel.not_installed").format(version=__version__, folder=here.parent))
 
 
 def _digest(data: bytes) -> str:
@@ -91,7 +88,7 @@ def _digest(data: bytes) -> str:
 def rebuild_installed(dest: Path) -> Path:
     dist = _installed_distribution()
     if dist.version != __version__:
-        raise WheelError(f"the installed metadata says {dist.version} but the code is {__version__}; reinstall oomwizard")
+        raise WheelError(msg("kit.wheel.version_mismatch").format(installed=dist.version, version=__version__))
     entries: list[tuple[str, bytes]] = []
     info_dir = ""
     for f in dist.files or ():
@@ -105,12 +102,12 @@ def rebuild_installed(dest: Path) -> Path:
                 continue
         data = Path(str(dist.locate_file(f))).read_bytes()
         if f.hash is None or f.hash.mode != "sha256":
-            raise WheelError(f"the installed RECORD has no sha256 for {name}; cannot prove the file is the released one")
+            raise WheelError(msg("kit.wheel.no_hash").format(name=name))
         if _digest(data) != f"sha256={f.hash.value}":
-            raise WheelError(f"{name} was changed after oomwizard was installed; reinstall it, or build the kit from a source tree")
+            raise WheelError(msg("kit.wheel.changed").format(name=name))
         entries.append((name, data))
     if not info_dir or not any(n == f"{info_dir}/WHEEL" for n, _ in entries):
-        raise WheelError("the installed oomwizard has no WHEEL metadata; reinstall it")
+        raise WheelError(msg("kit.wheel.no_wheel_metadata"))
     path = dest / f"oomwizard-{__version__}-py3-none-any.whl"
     write_wheel(path, entries, info_dir)
     return path

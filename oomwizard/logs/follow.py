@@ -18,11 +18,12 @@ import time
 from collections.abc import Callable
 from typing import BinaryIO
 
+from ..i18n import msg
 from .collect import Collector, Failure, scanner
 from .diagnose import conclude
 from .lines import Joiner
 from .model import Diagnosis
-from .reader import MAX_LINE, InputError, ReadStats, Source, decode_line, read_lines
+from .reader import MAX_LINE, InputError, ReadStats, Source, cannot_read, decode_line, read_lines
 from .signatures import CONFIDENT
 
 SETTLE_S = 2.0
@@ -173,12 +174,12 @@ def _start(source: Source, follower: Follower) -> _File | _Stream:
     """The tail to follow: a stream read as it comes, or a file whose complete lines are read now."""
     name = source.name
     if source.gzip:
-        raise InputError(f"cannot follow {name}: it is compressed and cannot grow")
+        raise InputError(msg("logs.input.follow_compressed").format(path=name))
     if name == "<stdin>" or source.size is None:
         try:
             stream = source.opener()
         except OSError as e:
-            raise InputError(f"cannot read {name}: {e.strerror or e}") from None
+            raise cannot_read(name, e) from None
         return _Stream(stream)
     end = _last_newline(name, source.size)
     held = Source(name, lambda: _Limited(open(name, "rb"), end), end)  # type: ignore[arg-type,return-value]  # noqa: SIM115

@@ -25,7 +25,8 @@ from functools import lru_cache
 from typing import Any, BinaryIO, cast
 
 from .. import stdio
-from .reader import InputError, Source, open_source
+from ..i18n import msg
+from .reader import InputError, Source, cannot_read, open_source
 
 PIPE_WAIT = 10.0
 """Seconds to wait for the first data on a named pipe before giving up on it."""
@@ -129,10 +130,10 @@ def _is_null(st: os.stat_result) -> bool:
     return stat.S_ISCHR(st.st_mode) and st.st_rdev == null.st_rdev
 
 
-def _device_problem(name: str, st: os.stat_result) -> str | None:
+def _device_problem(name: str, st: os.stat_result) -> InputError | None:
     """Why ``st`` cannot be a log, or None; /dev/null is allowed (it reads as an empty log)."""
     if (stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)) and not _is_null(st):
-        return f"cannot read {name}: it is a device, not a log file"
+        return cannot_read(name, msg("logs.input.is_device"))
     return None
 
 
@@ -146,20 +147,17 @@ def check_stdin(*, wizard: bool) -> None:
     if _piped is not None:
         return
     if stdio.stdin_closed() or sys.stdin is None:
-        raise InputError(f"cannot read {STDIN}: standard input is closed (pass a log file)")
+        raise cannot_read(STDIN, msg("logs.input.stdin_closed"))
     try:
         st = os.fstat(sys.stdin.fileno())
     except (OSError, ValueError, AttributeError):
         return  # not a real descriptor (a test's stand-in): nothing to check
     if wizard and os.isatty(sys.stdin.fileno()):
-        raise InputError(
-            "cannot read the log from stdin: it is the terminal the wizard reads keys from; "
-            "pass a file (--log vllm.log), pipe the log in with `oomwizard diagnose -`, or paste it in the wizard"
-        )
+        raise InputError(msg("logs.input.stdin_is_terminal"))
     if not os.isatty(sys.stdin.fileno()):
         problem = _device_problem(STDIN, st)
         if problem is not None:
-            raise InputError(problem)
+            raise problem
 
 
 def check_path(path: str) -> os.stat_result | None:
@@ -170,7 +168,7 @@ def check_path(path: str) -> os.stat_result | None:
         return None  # missing or unreadable: the reader says so in its own words
     problem = _device_problem(path, st)
     if problem is not None:
-        raise InputError(problem)
+        raise problem
     return st
 
 
@@ -186,15 +184,12 @@ def open_pipe(path: str, wait: float | None = None, idle: float | None = IDLE_WA
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as e:
-        raise InputError(f"cannot read {path}: {e.strerror or e}") from None
+        raise cannot_read(path, e) from None
     try:
         poller = select.poll()
         poller.register(fd, select.POLLIN | select.POLLHUP)
         if not poller.poll(int(wait * 1000)):
-            raise InputError(
-                f"cannot read {path}: it is a named pipe and nothing was written to it in {wait:g} s "
-                "(start the program that writes to it first)"
-            )
+            raise cannot_read(path, msg("logs.input.pipe_silent").format(wait=wait))
         os.set_blocking(fd, True)
         stream: Any = IdleStream(fd, idle) if idle is not None else os.fdopen(fd, "rb")
     except BaseException:

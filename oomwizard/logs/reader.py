@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from ..i18n import Text, TextError, msg
 from .gunzip import _Gunzip
 from .newlines import _merged, _snap, count_newlines
 from .scan import Anchor, Scanner
@@ -47,8 +48,15 @@ MAX_LINE = 32 << 10
 _CONTROL_BYTES = bytes([*range(0, 9), 11, *range(14, 27), *range(28, 32), 127])
 
 
-class InputError(Exception):
-    """The input could not be read at all: a missing file, a directory, no permission."""
+class InputError(TextError):
+    """The input could not be read at all: a missing file, a directory, no permission (the message
+    in both languages; ``str()`` is the English)."""
+
+
+def cannot_read(path: str, reason: Text | OSError) -> InputError:
+    """"cannot read PATH: why", the why an OS error's own words or a catalogue string."""
+    why = _describe(reason) if isinstance(reason, OSError) else reason
+    return InputError(msg("logs.input.cannot_read").format(path=path, reason=why))
 
 
 Progress = Callable[[int, "int | None"], None]
@@ -89,16 +97,16 @@ def open_source(path: str) -> Source:
     try:
         st = os.stat(path)
     except OSError as e:
-        raise InputError(f"cannot read {path}: {_describe(e)}") from None
+        raise cannot_read(path, e) from None
     if stat.S_ISDIR(st.st_mode):
-        raise InputError(f"cannot read {path}: it is a directory (pass the log files inside it)")
+        raise cannot_read(path, msg("logs.input.is_directory"))
     if not stat.S_ISREG(st.st_mode):
         # A pipe (``<(zcat …)``): reading ahead would consume it; gzip is sniffed on the stream.
         return Source(path, lambda: open(path, "rb"))
     try:
         fh = open(path, "rb")  # noqa: SIM115 - closed right below; this only checks permission
     except OSError as e:
-        raise InputError(f"cannot read {path}: {_describe(e)}") from None
+        raise cannot_read(path, e) from None
     with fh:
         magic = fh.read(2)
     return Source(path, lambda: open(path, "rb"), st.st_size, gzip=magic == b"\x1f\x8b")
@@ -325,7 +333,7 @@ def read_lines(source: Source, stats: ReadStats, scanner: Scanner | None, *,
     try:
         stream = source.opener()
     except OSError as e:
-        raise InputError(f"cannot read {source.name}: {_describe(e)}") from None
+        raise cannot_read(source.name, e) from None
     reader = _Reader(stream, stats)
     if source.size is not None and not source.gzip and source.size <= all_lines_limit:
         # A short file needs no 8 MiB buffers: zero-filling two of them costs more than reading it.

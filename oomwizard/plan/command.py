@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from ..exitcodes import Exit
-from ..i18n import ui
+from ..i18n import said, ui
 from .errors import PlanError
 from .inputs import Inputs
 
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             facts = _log_facts(args.log)
         except InputError as e:
-            print(f"oomwizard: {e}", file=sys.stderr)
+            print(f"oomwizard: {said(e, lang)}", file=sys.stderr)
             return Exit.INPUT
     inp = Inputs(model=args.model, gpu=args.gpu, gpu_memory_gib=args.gpu_memory, gpus=args.gpus, tp=args.tp,
                  pp=args.pp, dp=args.dp, dtype=args.dtype, quantization=args.quantization,
