@@ -56,7 +56,7 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("diagnose", help=ui("cli.help.diagnose", lang))
     p.add_argument("files", nargs="*", metavar="FILE", help=ui("cli.help.diagnose.files", lang))
-    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text", help=ui("cli.help.format", lang))
     p.add_argument("--detect", action="store_true", help=ui("cli.help.diagnose.detect", lang))
     p.add_argument("--output", metavar="FILE",
                    help=ui("cli.help.diagnose.output", lang))
@@ -68,27 +68,28 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     _add_fact_inputs(p, lang)
 
     p = sub.add_parser("detect", help=ui("cli.help.detect", lang))
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help=ui("cli.help.format", lang))
     p.add_argument("--python", metavar="PATH", help=ui("cli.help.common.python", lang))
     _add_common(p, lang)
 
     p = sub.add_parser("show", help=ui("cli.help.show", lang))
-    p.add_argument("id", metavar="LEAF_ID|SCENARIO_ID")
-    p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    p.add_argument("id", metavar="LEAF_ID|SCENARIO_ID", help=ui("cli.help.show.id", lang))
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text", help=ui("cli.help.format", lang))
     _add_common(p, lang)
     _add_fact_inputs(p, lang)
 
     p = sub.add_parser("verify", help=ui("cli.help.verify", lang))
     p.add_argument("id", metavar="LEAF_ID|SCENARIO_ID", help=ui("cli.help.verify.id", lang))
     p.add_argument("files", nargs="*", metavar="FILE", help=ui("cli.help.verify.files", lang))
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help=ui("cli.help.format", lang))
     _add_common(p, lang)
 
     p = sub.add_parser("lint", help=ui("cli.help.lint", lang))
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help=ui("cli.help.format", lang))
+    _add_common(p, lang)
 
     p = sub.add_parser("export", help=ui("cli.help.export", lang))
-    p.add_argument("--format", choices=("json", "markdown", "html"), required=True)
+    p.add_argument("--format", choices=("json", "markdown", "html"), required=True, help=ui("cli.help.format", lang))
     p.add_argument("--output", metavar="PATH", help=ui("cli.help.export.output", lang))
     p.add_argument("--force", action="store_true", help=ui("cli.help.export.force", lang))
     _add_common(p, lang)
@@ -104,9 +105,10 @@ def build_parser(lang: str | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("completion", help=ui("cli.help.completion", lang))
     p.add_argument("shell", choices=("bash", "zsh", "fish"),
                    help=ui("cli.help.completion.shell", lang))
+    _add_common(p, lang)
 
     p = sub.add_parser("scenarios", help=ui("cli.help.scenarios", lang))
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help=ui("cli.help.format", lang))
     _add_common(p, lang)
 
     from .onboard.commands import add_parsers as add_onboard_parsers

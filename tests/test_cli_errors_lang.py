@@ -3,12 +3,14 @@ message in Chinese with ``--lang zh`` (or a Chinese locale) and in English other
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import pytest
 
-from oomwizard.cli import main
+from oomwizard.cli import build_parser, main
 from oomwizard.exitcodes import Exit
+from oomwizard.i18n import strings, ui
 
 
 def _run(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str]:
@@ -94,3 +96,39 @@ def test_a_python_others_can_replace_is_refused_in_chinese(capsys, tmp_path):
         folder.chmod(0o755)
     assert code == Exit.USAGE
     assert f"oomwizard: --python {py}：拒绝运行它：文件夹 {folder} 可被其他用户写入（权限 777）" in err.splitlines()
+
+
+def _parsers(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
+    out = [(parser.prog, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                out += _parsers(sub)
+    return out
+
+
+def test_every_option_of_every_command_has_its_help_from_the_catalogue():
+    """No option is left without help, and in Chinese every help is a Chinese catalogue string."""
+    zh_texts = set(strings("zh").values())
+    missing, foreign = [], []
+    for prog, parser in _parsers(build_parser("zh")):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                helps = [(f"{prog} {c.dest}", c.help) for c in action._choices_actions]
+            else:
+                helps = [(f"{prog} {'/'.join(action.option_strings) or action.dest}", action.help)]
+            for where, text in helps:
+                if not text:
+                    missing.append(where)
+                elif text not in zh_texts:
+                    foreign.append((where, text))
+    assert missing == []
+    assert foreign == []
+
+
+@pytest.mark.parametrize("argv", [["lint"], ["completion", "bash"]])
+def test_lint_and_completion_take_lang_too(capsys, argv):
+    assert main([*argv, "--lang", "zh", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(ui("cli.argparse.usage", "zh") + f"oomwizard {argv[0]}")
+    assert ui("cli.help.common.lang", "zh") in out

@@ -44,6 +44,10 @@ def add_parser(sub: Any, lang: str) -> None:
     p.add_argument("--log", metavar="FILE", help=ui("cli.help.plan.log", lang))
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--lang", choices=("en", "zh"))
+    own = {"format": ui("cli.help.format", lang), "lang": ui("cli.help.common.lang", lang)}
+    for action in p._actions:  # the rest are vllm serve's own flags, meaning what they mean there
+        if action.help is None:
+            action.help = own.get(action.dest) or ui("cli.help.plan.as_vllm", lang)
 
 
 def _log_facts(path: str) -> dict[str, Any]:
