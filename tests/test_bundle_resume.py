@@ -67,7 +67,7 @@ def test_a_damaged_or_foreign_file_is_skipped_with_a_warning(state: Path) -> Non
     (state / "walk-bad3.json").write_bytes(b"\xff\xfe")
     (state / "walk-bad4.json").write_text(json.dumps({"version": 1, "screen": "elsewhere"}))
     assert [w.key for w in store.walks()] == ["good"]
-    assert len(store.warnings) == 4 and all("ignoring the saved walk" in w for w in store.warnings)
+    assert len(store.warnings) == 4 and all("ignoring the saved walk" in w.en for w in store.warnings)
 
 
 def _aged(store: Store, key: str, updated: float) -> None:

@@ -132,3 +132,20 @@ def test_lint_and_completion_take_lang_too(capsys, argv):
     out = capsys.readouterr().out
     assert out.startswith(ui("cli.argparse.usage", "zh") + f"oomwizard {argv[0]}")
     assert ui("cli.help.common.lang", "zh") in out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_damaged_saved_walk_is_skipped_with_a_note_in_each_language(tmp_path, lang):
+    from oomwizard.bundle.resume import resume_options
+    from oomwizard.bundle.state import Store
+    from oomwizard.frontend.options import LaunchOptions
+
+    (tmp_path / "walk-x.json").write_text("not json", encoding="utf-8")
+    ok, notes = resume_options(LaunchOptions(resume=True, lang=lang), Store(tmp_path))
+    want = {
+        "en": [f"ignoring the saved walk {tmp_path / 'walk-x.json'}: not valid JSON (damaged?)",
+               "no unfinished walk to resume; starting a new one"],
+        "zh": [f"忽略保存的诊断记录 {tmp_path / 'walk-x.json'}：不是有效的 JSON（已损坏？）",
+               "没有未完成的诊断可以继续；将开始新的诊断"],
+    }[lang]
+    assert not ok and notes == want

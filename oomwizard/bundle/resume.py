@@ -119,6 +119,7 @@ def resume_options(opts: Any, store: Store | None = None) -> tuple[bool, list[st
             walk = None
     else:
         walk = store.latest_unfinished()
+    skipped = [w(opts.lang) for w in store.warnings]
     if walk is None:
-        return False, [*store.warnings, "no unfinished walk to resume; starting a new one"]
-    return True, [*store.warnings, *resume_into(opts, walk)]
+        return False, [*skipped, ui("bundle.resume.nothing_to_resume", opts.lang)]
+    return True, [*skipped, *resume_into(opts, walk)]

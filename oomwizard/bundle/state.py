@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..i18n import Text, TextError, msg
+
 VERSION = 1
 MAX_AGE_S = 14 * 24 * 3600
 MAX_ENTRIES = 20
@@ -98,35 +100,39 @@ class Walk:
         return asdict(self)
 
 
-class StateWarning(Exception):
-    """A saved walk that is skipped; the message says which file and why."""
+class StateWarning(TextError):
+    """A saved walk that is skipped; the message (in both languages) says which file and why."""
+
+
+def _skipped(path: Path, why: Text | str) -> StateWarning:
+    return StateWarning(msg("bundle.state.skipped").format(path=path, why=why))
 
 
 def _check(data: Any, path: Path) -> Walk:
-    def bad(why: str) -> StateWarning:
-        return StateWarning(f"ignoring the saved walk {path}: {why}")
+    def bad(why: Text) -> StateWarning:
+        return _skipped(path, why)
 
     if not isinstance(data, dict) or data.get("version") != VERSION:
-        raise bad("not a walk this version saved")
+        raise bad(msg("bundle.state.other_version"))
     w = Walk(key=str(data.get("key", "")))
     for name, types in (("logs", list), ("answers", list), ("overrides", dict), ("screen", str), ("lang", str),
                         ("finished", bool), ("created", (int, float)), ("updated", (int, float))):
         if name in data:
             if not isinstance(data[name], types) or (types is not bool and isinstance(data[name], bool)):
-                raise bad(f"{name} has the wrong type")
+                raise bad(msg("bundle.state.wrong_type").format(name=name))
             setattr(w, name, data[name])
     for name in ("machine", "replay", "scenario", "leaf"):
         v = data.get(name)
         if v is not None and not isinstance(v, str):
-            raise bad(f"{name} has the wrong type")
+            raise bad(msg("bundle.state.wrong_type").format(name=name))
         setattr(w, name, v)
     if not all(isinstance(p, str) for p in w.logs) or w.screen not in SCREENS:
-        raise bad("logs or screen has the wrong shape")
+        raise bad(msg("bundle.state.bad_logs_or_screen"))
     for a in w.answers:
         if not (isinstance(a, dict) and all(isinstance(a.get(k), str) for k in ("question", "value", "source"))):
-            raise bad("an answer has the wrong shape")
+            raise bad(msg("bundle.state.bad_answer"))
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in w.overrides.items()):
-        raise bad("an override has the wrong shape")
+        raise bad(msg("bundle.state.bad_override"))
     return w
 
 
@@ -135,7 +141,7 @@ class Store:
 
     def __init__(self, folder: Path | None = None) -> None:
         self.folder = folder or state_dir()
-        self.warnings: list[str] = []
+        self.warnings: list[Text] = []
 
     def path(self, key: str) -> Path:
         return self.folder / f"walk-{key}.json"
@@ -162,16 +168,16 @@ class Store:
             with path.open("rb") as fh:
                 raw = fh.read(MAX_FILE + 1)
             if len(raw) > MAX_FILE:
-                raise StateWarning(f"ignoring the saved walk {path}: larger than {MAX_FILE >> 10} KiB")
+                raise _skipped(path, msg("bundle.state.too_large").format(kib=MAX_FILE >> 10))
             try:
                 data = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, ValueError, RecursionError):
-                raise StateWarning(f"ignoring the saved walk {path}: not valid JSON (damaged?)") from None
+                raise _skipped(path, msg("bundle.state.not_json")) from None
             return _check(data, path)
         except StateWarning as e:
-            self.warnings.append(str(e))
+            self.warnings.append(e.text)
         except OSError as e:
-            self.warnings.append(f"ignoring the saved walk {path}: {e.strerror or e}")
+            self.warnings.append(_skipped(path, e.strerror or str(e)).text)
         return None
 
     def load(self, key: str) -> Walk | None:
