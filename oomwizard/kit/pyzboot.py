@@ -26,7 +26,12 @@ ERROR = 1
 
 
 class BootError(RuntimeError):
-    pass
+    """Why the payload cannot be used, in English (``str()``) and Chinese (``zh``): the boot code
+    runs before the package and its catalogue are unpacked, so it carries both itself."""
+
+    def __init__(self, en: str, zh: str) -> None:
+        super().__init__(en)
+        self.zh = zh
 
 
 def cache_root(environ: dict[str, str] | None = None) -> str:
@@ -52,7 +57,8 @@ def unpack(archive: str, root: str, digest: str) -> str:
     final = os.path.join(root, digest)
     if os.path.isfile(os.path.join(final, MARK)):
         if not _private(final):
-            raise BootError(f"{final} is writable by others or not ours; remove it")
+            raise BootError(f"{final} is writable by others or not ours; remove it",
+                            f"{final} 可被他人写入或不属于你；请删除它")
         return final
     import hashlib
     import io
@@ -62,7 +68,8 @@ def unpack(archive: str, root: str, digest: str) -> str:
 
     os.makedirs(root, mode=0o700, exist_ok=True)
     if not _private(root):
-        raise BootError(f"{root} is writable by others or not ours; remove it or set XDG_CACHE_HOME")
+        raise BootError(f"{root} is writable by others or not ours; remove it or set XDG_CACHE_HOME",
+                        f"{root} 可被他人写入或不属于你；请删除它，或设置 XDG_CACHE_HOME")
     tmp = tempfile.mkdtemp(prefix=f".{digest[:16]}-", dir=root)
     try:
         try:
@@ -73,7 +80,7 @@ def unpack(archive: str, root: str, digest: str) -> str:
             with zipfile.ZipFile(io.BytesIO(data)) as inner:
                 inner.extractall(os.path.join(tmp, "site"))
         except (zipfile.BadZipFile, KeyError) as e:
-            raise BootError(f"the archive is damaged ({e}); copy it again") from None
+            raise BootError(f"the archive is damaged ({e}); copy it again", f"归档已损坏（{e}）；请重新复制") from None
         with open(os.path.join(tmp, MARK), "w", encoding="ascii") as f:
             f.write(digest + "\n")
         for attempt in (1, 2):
@@ -86,7 +93,7 @@ def unpack(archive: str, root: str, digest: str) -> str:
                 if attempt == 1 and os.path.isdir(final):
                     shutil.rmtree(final, ignore_errors=True)  # left incomplete by hand; replace it
         if not os.path.isfile(os.path.join(final, MARK)):
-            raise BootError(f"cannot move the unpacked files to {final}")
+            raise BootError(f"cannot move the unpacked files to {final}", f"无法将解压的文件移到 {final}")
         return final
     finally:
         if os.path.isdir(tmp):
@@ -112,7 +119,7 @@ def main() -> int:
         folder = unpack(archive, cache_root(), PAYLOAD_HASH)
     except (OSError, BootError) as e:
         return _fail(f"cannot unpack {archive} into {cache_root()}: {e}",
-                     f"无法将 {archive} 解压到 {cache_root()}：{e}")
+                     f"无法将 {archive} 解压到 {cache_root()}：{getattr(e, 'zh', e)}")
     site = os.path.join(folder, "site")
     sys.path[:] = [site] + [p for p in sys.path if os.path.abspath(p) != archive]
     from oomwizard.cli import main as cli_main
