@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..i18n import Text, msg
+from ..i18n import Text, TextError, msg
 from ..versions import Version, VersionError
 
 TYPES = ("str", "int", "float", "bool", "version", "bytes", "enum", "list")
@@ -199,12 +199,8 @@ _SPECS: list[FactSpec] = [
 CATALOG: dict[str, FactSpec] = {s.name: s for s in _SPECS}
 
 
-class FactValueError(ValueError):
+class FactValueError(TextError, ValueError):
     """A value that does not fit its fact's type; ``text`` says why in both languages (``str()``: English)."""
-
-    def __init__(self, text: Text) -> None:
-        super().__init__(text.en)
-        self.text = text
 
 
 _TRUE = {"1", "true", "yes", "on", "y"}

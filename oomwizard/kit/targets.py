@@ -18,7 +18,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 
-from ..i18n import Text, msg
+from ..i18n import TextError, msg
 
 PYTHONS = ("3.10", "3.11", "3.12", "3.13")
 """The CPython versions the tool supports (``requires-python`` and the classifiers)."""
@@ -31,12 +31,8 @@ _MANYLINUX = re.compile(r"^manylinux_2_(\d+)_([a-z0-9_]+)$")
 _LEGACY = {"manylinux2014": 17}
 
 
-class TargetError(ValueError):
+class TargetError(TextError, ValueError):
     """A Python version or platform no kit can be built for; the message lists what is accepted."""
-
-    def __init__(self, text: Text) -> None:
-        super().__init__(text.en)
-        self.text = text
 
 
 @dataclass(frozen=True)
