@@ -190,7 +190,26 @@ def test_local_directory_reads_safetensors_headers(tmp_path):
     m = load_model(str(tmp_path))
     assert m.weight_file_bytes == 20037
     p = plan(Inputs(model=str(tmp_path), gpu_memory_gib=24, vllm_version="0.11.0"))
-    assert p.value("weights_bytes_per_gpu") == 20037
+    rope = cfg["max_position_embeddings"] * (cfg["hidden_size"] // cfg["num_attention_heads"]) * 2  # cos/sin cache, bf16
+    assert p.value("weights_bytes_per_gpu") == 20037 + rope
+
+
+def test_rotary_cache_counts_in_the_load_once_per_gpu():
+    """vLLM builds one cos/sin cache (max_position x rotary_dim, model dtype) when it constructs the
+    model, so it is in 'Model loading took'; it is not split by TP, and YaRN's longer cache is left out."""
+    from oomwizard.plan.weights import rope_cache_elements
+
+    cfg = dict(bundled_models()["meta-llama/Llama-3.1-8B-Instruct"])
+    assert rope_cache_elements(cfg, 128) == 131072 * 128
+    assert rope_cache_elements(dict(cfg, rope_scaling={"rope_type": "llama3", "factor": 8.0}), 128) == 131072 * 128
+    assert rope_cache_elements(dict(cfg, rope_scaling={"rope_type": "yarn", "factor": 4.0}), 128) == 0
+    assert rope_cache_elements(dict(cfg, partial_rotary_factor=0.5), 128) == 131072 * 64
+    one = plan(Inputs(model="meta-llama/Llama-3.1-8B-Instruct", gpu_memory_gib=79.1, vllm_version="0.11.0"))
+    two = plan(Inputs(model="meta-llama/Llama-3.1-8B-Instruct", gpu_memory_gib=79.1, vllm_version="0.11.0", tp=2))
+    rope = 131072 * 128 * 2
+    assert abs((one.value("weights_bytes_per_gpu") - rope) - 2 * (two.value("weights_bytes_per_gpu") - rope)) <= 1
+    # 'Model loading took 14.9888 GiB' for this model (vllm#10517); without the cache it would be 14.9576
+    assert round(one.value("weights_bytes_per_gpu") / 2**30, 4) == 14.9888
 
 
 def test_index_total_size_when_no_shards(tmp_path):
