@@ -377,3 +377,23 @@ def test_log_of_a_release_without_graph_reservation_calibrates_one_with_it():
     assert newer.value("available_kv_bytes") == 50 * GIB - graphs
     older = plan(base.but(vllm_version="0.11.0"))  # 0.11 truncates total x util, 0.19 rounds it up
     assert older.value("available_kv_bytes") == int(int(79.19 * GIB) * 0.9) - (math.ceil(int(79.19 * GIB) * 0.9) - 50 * GIB)
+
+
+@pytest.mark.parametrize(("release", "source", "context_counted"), [
+    ("0.6.6", "vllm/utils.py memory_profiling @0.6.6", False),
+    ("0.8.5", "gpu_worker.py determine_available_memory @0.8.5", True),
+    ("0.9.1", "vllm/utils.py MemorySnapshot @0.9.1", False),
+    ("0.10.2", "vllm/utils/__init__.py MemorySnapshot @0.10.2", False),
+    ("0.20.0", "vllm/utils/mem_utils.py @0.20.0", False),
+    ("0.27.0", "total_consumed @0.27.0", None),
+])
+def test_non_torch_says_what_each_release_counts(release, source, context_counted):
+    """The estimate's formula names the release's own accounting: whether the CUDA context and
+    torch's cached blocks are in vLLM's non-torch figure differs by release."""
+    p = plan(Inputs(model="meta-llama/Llama-3.1-8B-Instruct", gpu_memory_gib=79.1, vllm_version=release))
+    f = p.numbers["non_torch_bytes"]["formula"]
+    assert p.numbers["non_torch_bytes"]["basis"] == "estimated"
+    assert source in f
+    if context_counted is not None:
+        assert ("CUDA context and torch's cache excluded" in f) is (not context_counted and release != "0.6.6")
+        assert ("process's CUDA context" in f) is context_counted

@@ -115,9 +115,36 @@ NON_TORCH_TP = int(0.9 * GIB)
 when TP > 1); medians of the tuning cases."""
 
 
+def non_torch_counts(release: Version | None) -> str:
+    """What the release's profiler counts as non-torch memory (``vllm/worker/worker.py`` and
+    ``vllm/utils.py`` for V0, ``vllm/v1/worker/gpu_worker.py`` for V1): which parts of the device's
+    used memory land there decides how far a typical figure can be off."""
+    if release is None:
+        return ""
+    if release < v("0.7.0"):
+        return ("; 0.6.6 counts used memory - the baseline free at init_device - weights - the change in torch's "
+                "allocated bytes (vllm/utils.py memory_profiling @0.6.6): the CUDA context is in the baseline, but "
+                "blocks the caching allocator still holds after empty_cache count, which no config states and can "
+                "reach GiBs")
+    if engine_of(release) == "v1" and release < v("0.9.1"):
+        return ("; this release counts the device's used memory - torch's allocated bytes after profiling "
+                f"(vllm/v1/worker/gpu_worker.py determine_available_memory @{release.text}): this process's CUDA "
+                "context, other processes on the GPU and blocks torch keeps cached are all in it, so the typical "
+                "figure is low")
+    if release >= v("0.27.0"):
+        return ("; this release subtracts the memory consumed since the engine started, weights and non-torch "
+                f"together (vllm/utils/mem_utils.py total_consumed @{release.text})")
+    where = "vllm/utils.py MemorySnapshot @0.7.3" if release < v("0.9.1") else (
+        f"vllm/utils.py MemorySnapshot @{release.text}" if release < v("0.9.2") else
+        f"vllm/utils/__init__.py MemorySnapshot @{release.text}" if release < v("0.11.1") else
+        f"vllm/utils/mem_utils.py @{release.text}")
+    return ("; counted as the growth of used memory - torch's reserved bytes since the worker started "
+            f"({where}): libraries and communicators only, the CUDA context and torch's cache excluded")
+
+
 def estimate(*, hidden: int, inter_gpu: int, heads_gpu: int, kv_heads_gpu: int, head_dim: int, vocab: int,
              batched_tokens: int, max_num_seqs: int, dtype_bytes: int, tp: int, layers_gpu: int,
-             counted_graphs: bool) -> Estimates:
+             counted_graphs: bool, release: Version | None = None) -> Estimates:
     """Start-up measurements vLLM makes that no config states: rough, labelled *estimated*.
 
     Activation peak of the profiling pass: one layer's live tensors for ``max_num_batched_tokens``
@@ -129,7 +156,7 @@ def estimate(*, hidden: int, inter_gpu: int, heads_gpu: int, kv_heads_gpu: int, 
     act_f = (f"{batched_tokens} tokens x (2 x {inter_gpu} + ({heads_gpu} + 2 x {kv_heads_gpu}) x {head_dim} + 4 x {hidden})"
              f" x {dtype_bytes} B + {min(max_num_seqs, batched_tokens)} rows x {vocab} x 4 B x 2 (logits)")
     nt = NON_TORCH_TP1 if tp == 1 else NON_TORCH_TP
-    nt_f = f"{nt / GIB:.2f} GiB typical for TP={'1' if tp == 1 else '>1'}"
+    nt_f = f"{nt / GIB:.2f} GiB typical for TP={'1' if tp == 1 else '>1'}{non_torch_counts(release)}"
     cg = 0
     cg_f = "not reserved by this release/setting"
     if counted_graphs:
