@@ -40,6 +40,30 @@ def test_same_settings_reuse_the_log_without_rescaling():
     assert abs(p.value("available_kv_bytes") / GIB - 3.81) < 0.006
 
 
+def test_the_failed_start_plans_the_smaller_one():
+    """The same pair the other way round: --log of the 29k start (which failed), planning 20k."""
+    failed = {**FIRST, "activation_peak_gib": 2.99, "kv_cache_gib": 2.89, "max_model_len": 29000}
+    p = _second(max_model_len=20000, log_facts=failed)
+    assert p.value("activation_peak_bytes") == int(2.99 * GIB) * 20000 // 29000
+    assert p.numbers["activation_peak_bytes"]["basis"] == "estimated"
+    assert abs(p.value("available_kv_bytes") / GIB - 3.81) / 3.81 < 0.01  # the 20k start printed 3.81 GiB
+
+
+def test_a_v1_log_with_only_its_kv_line_moves_with_the_utilization():
+    """V1 logs at INFO print the load and the KV line only: the non-KV part they imply
+    (requested - KV) is kept, so another utilization moves the KV by the requested difference."""
+    log = {"kv_cache_gib": 20.0, "gpu_memory_utilization": 0.9, "max_model_len": 32768, "vllm_version": "0.11.0",
+           "tp": 1}
+    base = {"model": "Qwen/Qwen3-8B", "gpu_memory_gib": 79.18, "max_model_len": 32768, "vllm_version": "0.11.0",
+            "log_facts": log, "log_name": "v1.log"}
+    same = plan(Inputs(**base, gpu_memory_utilization=0.9))
+    more = plan(Inputs(**base, gpu_memory_utilization=0.95))
+    assert same.value("available_kv_bytes") == int(20.0 * GIB)
+    assert same.numbers["available_kv_bytes"]["basis"] == "calibrated"
+    total = int(79.18 * GIB)
+    assert more.value("available_kv_bytes") - same.value("available_kv_bytes") == int(total * 0.95) - int(total * 0.9)
+
+
 def test_h200_total_in_the_table_is_what_cuda_reports_on_a_real_h200():
     probe = json.loads((Path(__file__).parent / "fixtures/machine/h200_probe.json").read_text("utf-8"))
     cuda_total = probe["torch"]["mem_get_info"][1]
