@@ -95,3 +95,24 @@ def test_bundled_tables_say_what_each_entry_was_checked_against():
             assert g["total_gib_seen"] < g["memory_gb"], g["name"]  # CUDA sees less than the marketed size
     for name in ("Qwen/Qwen3-Next-80B-A3B-Instruct", "nvidia/NVIDIA-Nemotron-Nano-9B-v2"):
         assert "huggingface.co/" in bundled_models()[name]["_source"]
+
+
+def test_v0_activation_is_the_live_set_of_the_forward():
+    """Without a log, V0's profiling peak for Llama is three hidden-sized and three intermediate-sized
+    rows per token (the loop's previous output, the residual, the MLP input; gate/up and the
+    activation's output): vLLM printed 2.07 GiB at 20,000 tokens and 2.99 GiB at 29,000 (vllm#10517)."""
+    from oomwizard.plan.budget import v0_activation
+
+    for tokens, printed in ((20000, 2.07), (29000, 2.99)):
+        p = _second(max_model_len=tokens, log_facts={})
+        assert abs(p.value("activation_peak_bytes") / GIB - printed) / printed < 0.01
+        assert "V0 (eager) peak" in p.numbers["activation_peak_bytes"]["formula"]
+        two_rows = tokens * (2 * 4096 + 3 * 14336) * 2  # without the loop's previous output: 8 % low
+        assert abs(two_rows / GIB - printed) / printed > 0.05
+    layer, sampler, _ = v0_activation("qwen2", hidden=3584, inter_gpu=18944, vocab=152064, batched_tokens=8192,
+                                      max_num_seqs=256, dtype_bytes=2)
+    assert layer == 8192 * (4 * 3584 + 3 * 18944) * 2  # Qwen2MLP keeps gate_up until it returns
+    assert sampler == 256 * 152064 * 32 + 8192 * 3584 * 2
+    assert v0_activation("gemma", hidden=1, inter_gpu=1, vocab=1, batched_tokens=1, max_num_seqs=1, dtype_bytes=2) is None
+    v1 = _second(vllm_version="0.11.0", log_facts={})
+    assert "V0" not in v1.numbers["activation_peak_bytes"]["formula"]

@@ -142,13 +142,51 @@ def non_torch_counts(release: Version | None) -> str:
             f"({where}): libraries and communicators only, the CUDA context and torch's cache excluded")
 
 
+V0_LAYER_ROWS = {"llama": (3, 3), "mistral": (3, 3), "qwen2": (4, 3)}
+"""V0 (eager) live tensors at the MLP's peak, per token, as (hidden-sized, intermediate-sized) rows.
+
+The model's loop variable keeps the previous layer's output, the decoder keeps the residual and
+the MLP input, and the MLP holds gate/up (2 rows of the intermediate) and the activation's output
+(``LlamaModel.forward``, ``LlamaDecoderLayer.forward``, ``LlamaMLP.forward`` in
+``vllm/model_executor/models/llama.py`` @0.6.6: gate/up is released when ``x`` is rebound, so the
+peak is at the activation, 3 + 3). ``Qwen2MLP.forward`` (``qwen2.py`` @0.6.6) keeps ``gate_up`` in
+its own name until it returns, so the down projection's output is live with it: 4 + 3."""
+V0_SAMPLER_BYTES_PER_LOGIT = 32
+"""The V0 profile samples with ``top_p=0.99, top_k=vocab-1`` (``profile_run``,
+``vllm/worker/model_runner.py`` @0.6.6), so ``_apply_top_k_top_p`` (``vllm/model_executor/layers/
+sampler.py`` @0.6.6) runs: at its scatter the bf16 logits (2 B), their float32 copy (4), the sorted
+values (4) and int64 indices (8), two bool masks (2), softmax and cumsum (4 + 4) and the output (4)
+are live. torch.sort's own scratch space is not counted (it is inside PyTorch)."""
+
+
+def v0_activation(model_type: str, *, hidden: int, inter_gpu: int, vocab: int, batched_tokens: int,
+                  max_num_seqs: int, dtype_bytes: int) -> tuple[int, int, str] | None:
+    """V0's profiling peak from the code's live tensors: (layer, sampler, formula), or ``None`` for a
+    model whose forward was not read (the generic estimate is used then)."""
+    rows = V0_LAYER_ROWS.get(model_type)
+    if rows is None:
+        return None
+    h_rows, i_rows = rows
+    layer = batched_tokens * (h_rows * hidden + i_rows * inter_gpu) * dtype_bytes
+    seqs = min(max_num_seqs, batched_tokens)
+    sampler = seqs * vocab * V0_SAMPLER_BYTES_PER_LOGIT + batched_tokens * hidden * dtype_bytes
+    f = (f"V0 (eager) peak = max(layer {batched_tokens} tokens x ({h_rows} x {hidden} + {i_rows} x {inter_gpu}) x "
+         f"{dtype_bytes} B, sampler {seqs} rows x {vocab} x {V0_SAMPLER_BYTES_PER_LOGIT} B + the model's output "
+         f"{batched_tokens} x {hidden} x {dtype_bytes} B); live tensors of {model_type}'s forward and the profile's "
+         "top-k/top-p sampling in vLLM 0.6.6")
+    return layer, sampler, f
+
+
 def estimate(*, hidden: int, inter_gpu: int, heads_gpu: int, kv_heads_gpu: int, head_dim: int, vocab: int,
              batched_tokens: int, max_num_seqs: int, dtype_bytes: int, tp: int, layers_gpu: int,
-             counted_graphs: bool, release: Version | None = None) -> Estimates:
+             counted_graphs: bool, release: Version | None = None, model_type: str = "",
+             is_moe: bool = False) -> Estimates:
     """Start-up measurements vLLM makes that no config states: rough, labelled *estimated*.
 
     Activation peak of the profiling pass: one layer's live tensors for ``max_num_batched_tokens``
-    tokens (QKV, gate/up, residuals) plus the sampler's float32 logits for ``max_num_seqs`` rows.
+    tokens (QKV, gate/up, residuals) plus the sampler's float32 logits for ``max_num_seqs`` rows;
+    for V0 models whose forward was read (:func:`v0_activation`), the larger of the code's live
+    set in the layer stack and in the sampler.
     """
     per_tok = (2 * inter_gpu + (heads_gpu + 2 * kv_heads_gpu) * head_dim + 4 * hidden) * dtype_bytes
     logits = min(max_num_seqs, batched_tokens) * vocab * 4 * 2
@@ -162,4 +200,11 @@ def estimate(*, hidden: int, inter_gpu: int, heads_gpu: int, kv_heads_gpu: int, 
     if counted_graphs:
         cg = int(layers_gpu * 0.012 * GIB + 0.25 * GIB)
         cg_f = f"{layers_gpu} layers x 0.012 GiB + 0.25 GiB (typical graph pool for the default capture sizes)"
-    return Estimates(act, act_f, nt, nt_f, cg, cg_f, int(ACT_BYTES_PER_TOKEN_FACTOR * batched_tokens * per_tok), logits)
+    layer = int(ACT_BYTES_PER_TOKEN_FACTOR * batched_tokens * per_tok)
+    v0 = v0_activation(model_type, hidden=hidden, inter_gpu=inter_gpu, vocab=vocab, batched_tokens=batched_tokens,
+                       max_num_seqs=max_num_seqs, dtype_bytes=dtype_bytes) \
+        if release is not None and engine_of(release) == "v0" and not is_moe else None
+    if v0:
+        layer, logits, act_f = v0
+        act = max(layer, logits)
+    return Estimates(act, act_f, nt, nt_f, cg, cg_f, layer, logits)
