@@ -150,7 +150,8 @@ the MLP input, and the MLP holds gate/up (2 rows of the intermediate) and the ac
 (``LlamaModel.forward``, ``LlamaDecoderLayer.forward``, ``LlamaMLP.forward`` in
 ``vllm/model_executor/models/llama.py`` @0.6.6: gate/up is released when ``x`` is rebound, so the
 peak is at the activation, 3 + 3). ``Qwen2MLP.forward`` (``qwen2.py`` @0.6.6) keeps ``gate_up`` in
-its own name until it returns, so the down projection's output is live with it: 4 + 3."""
+its own name until it returns, so the down projection's output is live with it: 4 + 3. Both
+forwards, the sampler step below and the profile's sampling parameters are the same in 0.7.3."""
 V0_SAMPLER_BYTES_PER_LOGIT = 32
 """The V0 profile samples with ``top_p=0.99, top_k=vocab-1`` (``profile_run``,
 ``vllm/worker/model_runner.py`` @0.6.6), so ``_apply_top_k_top_p`` (``vllm/model_executor/layers/
