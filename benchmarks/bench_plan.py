@@ -43,7 +43,8 @@ CASES = Path(__file__).resolve().parent / "plan_cases.json"
 
 
 def _inputs(case: dict, log_facts: dict | None = None) -> Inputs:
-    return Inputs(model=case["model"], gpu=case.get("gpu"), gpu_memory_gib=case.get("gpu_total_gib") or 80.0,
+    return Inputs(model=case["model"], gpu=case.get("gpu"),
+                  gpu_memory_gib=case.get("gpu_total_gib") or case.get("assumed_total_gib") or 80.0,
                   tp=case.get("tp", 1),
                   pp=case.get("pp", 1),
                   max_model_len=case["max_model_len"], gpu_memory_utilization=case.get("util"),
@@ -110,24 +111,37 @@ def vramscout_available(case: dict, exe: str) -> float | None:
     return float(doc["memory_budget_gib"]) - non_kv
 
 
+def log_facts(src: dict) -> dict:
+    """What ``--log`` of the earlier start gives the planner: what that log printed and its settings.
+
+    V0 logs print the whole breakdown; V1 logs at INFO often only the load size and the KV line."""
+    s = src["printed"]
+    facts = {"kv_cache_gib": s["kv_gib"], "gpu_memory_utilization": src.get("util"),
+             "max_model_len": src["max_model_len"], "vllm_version": src["release"], "tp": src.get("tp", 1),
+             "kv_cache_dtype": src.get("kv_cache_dtype", "auto"), "quantization": src.get("quantization"),
+             "max_num_batched_tokens": src.get("max_num_batched_tokens")}
+    for key, name in (("weights_gib", "weights_gib"), ("activation_gib", "activation_peak_gib"),
+                      ("non_torch_gib", "non_torch_gib")):
+        if key in s:
+            facts[name] = s[key]
+    return {k: v for k, v in facts.items() if v is not None}
+
+
 def budget_check(case: dict, by_id: dict) -> dict | None:
     pr = case["printed"]
-    if "gpu_total_gib" not in case or "kv_gib" not in pr:
-        return None
-    p = plan(_inputs(case))
-    pred = p.value("available_kv_bytes") / GIB
-    out = {"predicted_gib": round(pred, 3), "printed_gib": pr["kv_gib"],
-           "error_pct": round(100 * (pred - pr["kv_gib"]) / pr["kv_gib"], 2)}
-    if "weights_gib" in pr:
-        w = p.value("weights_bytes_per_gpu") / GIB
-        out["weights_error_pct"] = round(100 * (w - pr["weights_gib"]) / pr["weights_gib"], 2)
     src = by_id.get(case.get("calibrate_from", ""))
+    if "kv_gib" not in pr or ("gpu_total_gib" not in case and not src):
+        return None
+    out: dict = {"printed_gib": pr["kv_gib"]}
+    if "gpu_total_gib" in case:  # without the total only the with-log prediction is made (the total cancels there)
+        p = plan(_inputs(case))
+        pred = p.value("available_kv_bytes") / GIB
+        out.update({"predicted_gib": round(pred, 3), "error_pct": round(100 * (pred - pr["kv_gib"]) / pr["kv_gib"], 2)})
+        if "weights_gib" in pr:
+            w = p.value("weights_bytes_per_gpu") / GIB
+            out["weights_error_pct"] = round(100 * (w - pr["weights_gib"]) / pr["weights_gib"], 2)
     if src:
-        s = src["printed"]
-        facts = {"weights_gib": s["weights_gib"], "activation_peak_gib": s["activation_gib"],
-                 "non_torch_gib": s["non_torch_gib"], "kv_cache_gib": s["kv_gib"], "gpu_memory_utilization": src["util"],
-                 "max_model_len": src["max_model_len"], "vllm_version": src["release"], "tp": src.get("tp", 1)}
-        q = plan(_inputs(case, facts))
+        q = plan(_inputs(case, log_facts(src)))
         cal = q.value("available_kv_bytes") / GIB
         out.update({"calibrated_gib": round(cal, 3),
                     "calibrated_error_pct": round(100 * (cal - pr["kv_gib"]) / pr["kv_gib"], 2)})
@@ -148,7 +162,7 @@ def main() -> int:
         b = budget_check(c, by_id)
         if b:
             row.update(b)
-            vs = vramscout_available(c, peer) if peer else None
+            vs = vramscout_available(c, peer) if peer and "predicted_gib" in b else None
             if vs is not None:
                 row["vramscout_gib"] = round(vs, 3)
                 row["vramscout_error_pct"] = round(100 * (vs - b["printed_gib"]) / b["printed_gib"], 2)
@@ -171,8 +185,11 @@ def main() -> int:
             mean = f"{statistics.mean(errs):.2f} %" if errs else "-"
             peers = [abs(r["vramscout_error_pct"]) for r in sel if "vramscout_error_pct" in r]
             peer_mean = f", vramscout {statistics.mean(peers):.2f} %" if peers else ""
+            cal = [abs(r["calibrated_error_pct"]) for r in sel if "calibrated_error_pct" in r]
+            cal_s = (f"; with the earlier log mean |error| {statistics.mean(cal):.2f} %, max {max(cal):.2f} % over "
+                     f"{len(cal)}") if cal else ""
             print(f"{key}={value:<10} KV exact {kv_ok}/{len(checked)}   budget mean |error| {mean} over {len(errs)} "
-                  f"case(s){peer_mean}")
+                  f"case(s){peer_mean}{cal_s}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", "utf-8")
     return 0 if all(r["kv_ok"] is not False for r in rows) else 1

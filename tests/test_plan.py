@@ -190,7 +190,26 @@ def test_local_directory_reads_safetensors_headers(tmp_path):
     m = load_model(str(tmp_path))
     assert m.weight_file_bytes == 20037
     p = plan(Inputs(model=str(tmp_path), gpu_memory_gib=24, vllm_version="0.11.0"))
-    assert p.value("weights_bytes_per_gpu") == 20037
+    rope = cfg["max_position_embeddings"] * (cfg["hidden_size"] // cfg["num_attention_heads"]) * 2  # cos/sin cache, bf16
+    assert p.value("weights_bytes_per_gpu") == 20037 + rope
+
+
+def test_rotary_cache_counts_in_the_load_once_per_gpu():
+    """vLLM builds one cos/sin cache (max_position x rotary_dim, model dtype) when it constructs the
+    model, so it is in 'Model loading took'; it is not split by TP, and YaRN's longer cache is left out."""
+    from oomwizard.plan.weights import rope_cache_elements
+
+    cfg = dict(bundled_models()["meta-llama/Llama-3.1-8B-Instruct"])
+    assert rope_cache_elements(cfg, 128) == 131072 * 128
+    assert rope_cache_elements(dict(cfg, rope_scaling={"rope_type": "llama3", "factor": 8.0}), 128) == 131072 * 128
+    assert rope_cache_elements(dict(cfg, rope_scaling={"rope_type": "yarn", "factor": 4.0}), 128) == 0
+    assert rope_cache_elements(dict(cfg, partial_rotary_factor=0.5), 128) == 131072 * 64
+    one = plan(Inputs(model="meta-llama/Llama-3.1-8B-Instruct", gpu_memory_gib=79.1, vllm_version="0.11.0"))
+    two = plan(Inputs(model="meta-llama/Llama-3.1-8B-Instruct", gpu_memory_gib=79.1, vllm_version="0.11.0", tp=2))
+    rope = 131072 * 128 * 2
+    assert abs((one.value("weights_bytes_per_gpu") - rope) - 2 * (two.value("weights_bytes_per_gpu") - rope)) <= 1
+    # 'Model loading took 14.9888 GiB' for this model (vllm#10517); without the cache it would be 14.9576
+    assert round(one.value("weights_bytes_per_gpu") / 2**30, 4) == 14.9888
 
 
 def test_index_total_size_when_no_shards(tmp_path):
@@ -358,3 +377,23 @@ def test_log_of_a_release_without_graph_reservation_calibrates_one_with_it():
     assert newer.value("available_kv_bytes") == 50 * GIB - graphs
     older = plan(base.but(vllm_version="0.11.0"))  # 0.11 truncates total x util, 0.19 rounds it up
     assert older.value("available_kv_bytes") == int(int(79.19 * GIB) * 0.9) - (math.ceil(int(79.19 * GIB) * 0.9) - 50 * GIB)
+
+
+@pytest.mark.parametrize(("release", "source", "context_counted"), [
+    ("0.6.6", "vllm/utils.py memory_profiling @0.6.6", False),
+    ("0.8.5", "gpu_worker.py determine_available_memory @0.8.5", True),
+    ("0.9.1", "vllm/utils.py MemorySnapshot @0.9.1", False),
+    ("0.10.2", "vllm/utils/__init__.py MemorySnapshot @0.10.2", False),
+    ("0.20.0", "vllm/utils/mem_utils.py @0.20.0", False),
+    ("0.27.0", "total_consumed @0.27.0", None),
+])
+def test_non_torch_says_what_each_release_counts(release, source, context_counted):
+    """The estimate's formula names the release's own accounting: whether the CUDA context and
+    torch's cached blocks are in vLLM's non-torch figure differs by release."""
+    p = plan(Inputs(model="meta-llama/Llama-3.1-8B-Instruct", gpu_memory_gib=79.1, vllm_version=release))
+    f = p.numbers["non_torch_bytes"]["formula"]
+    assert p.numbers["non_torch_bytes"]["basis"] == "estimated"
+    assert source in f
+    if context_counted is not None:
+        assert ("CUDA context and torch's cache excluded" in f) is (not context_counted and release != "0.6.6")
+        assert ("process's CUDA context" in f) is context_counted

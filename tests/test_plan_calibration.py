@@ -40,6 +40,30 @@ def test_same_settings_reuse_the_log_without_rescaling():
     assert abs(p.value("available_kv_bytes") / GIB - 3.81) < 0.006
 
 
+def test_the_failed_start_plans_the_smaller_one():
+    """The same pair the other way round: --log of the 29k start (which failed), planning 20k."""
+    failed = {**FIRST, "activation_peak_gib": 2.99, "kv_cache_gib": 2.89, "max_model_len": 29000}
+    p = _second(max_model_len=20000, log_facts=failed)
+    assert p.value("activation_peak_bytes") == int(2.99 * GIB) * 20000 // 29000
+    assert p.numbers["activation_peak_bytes"]["basis"] == "estimated"
+    assert abs(p.value("available_kv_bytes") / GIB - 3.81) / 3.81 < 0.01  # the 20k start printed 3.81 GiB
+
+
+def test_a_v1_log_with_only_its_kv_line_moves_with_the_utilization():
+    """V1 logs at INFO print the load and the KV line only: the non-KV part they imply
+    (requested - KV) is kept, so another utilization moves the KV by the requested difference."""
+    log = {"kv_cache_gib": 20.0, "gpu_memory_utilization": 0.9, "max_model_len": 32768, "vllm_version": "0.11.0",
+           "tp": 1}
+    base = {"model": "Qwen/Qwen3-8B", "gpu_memory_gib": 79.18, "max_model_len": 32768, "vllm_version": "0.11.0",
+            "log_facts": log, "log_name": "v1.log"}
+    same = plan(Inputs(**base, gpu_memory_utilization=0.9))
+    more = plan(Inputs(**base, gpu_memory_utilization=0.95))
+    assert same.value("available_kv_bytes") == int(20.0 * GIB)
+    assert same.numbers["available_kv_bytes"]["basis"] == "calibrated"
+    total = int(79.18 * GIB)
+    assert more.value("available_kv_bytes") - same.value("available_kv_bytes") == int(total * 0.95) - int(total * 0.9)
+
+
 def test_h200_total_in_the_table_is_what_cuda_reports_on_a_real_h200():
     probe = json.loads((Path(__file__).parent / "fixtures/machine/h200_probe.json").read_text("utf-8"))
     cuda_total = probe["torch"]["mem_get_info"][1]
@@ -71,3 +95,24 @@ def test_bundled_tables_say_what_each_entry_was_checked_against():
             assert g["total_gib_seen"] < g["memory_gb"], g["name"]  # CUDA sees less than the marketed size
     for name in ("Qwen/Qwen3-Next-80B-A3B-Instruct", "nvidia/NVIDIA-Nemotron-Nano-9B-v2"):
         assert "huggingface.co/" in bundled_models()[name]["_source"]
+
+
+def test_v0_activation_is_the_live_set_of_the_forward():
+    """Without a log, V0's profiling peak for Llama is three hidden-sized and three intermediate-sized
+    rows per token (the loop's previous output, the residual, the MLP input; gate/up and the
+    activation's output): vLLM printed 2.07 GiB at 20,000 tokens and 2.99 GiB at 29,000 (vllm#10517)."""
+    from oomwizard.plan.budget import v0_activation
+
+    for tokens, printed in ((20000, 2.07), (29000, 2.99)):
+        p = _second(max_model_len=tokens, log_facts={})
+        assert abs(p.value("activation_peak_bytes") / GIB - printed) / printed < 0.01
+        assert "V0 (eager) peak" in p.numbers["activation_peak_bytes"]["formula"]
+        two_rows = tokens * (2 * 4096 + 3 * 14336) * 2  # without the loop's previous output: 8 % low
+        assert abs(two_rows / GIB - printed) / printed > 0.05
+    layer, sampler, _ = v0_activation("qwen2", hidden=3584, inter_gpu=18944, vocab=152064, batched_tokens=8192,
+                                      max_num_seqs=256, dtype_bytes=2)
+    assert layer == 8192 * (4 * 3584 + 3 * 18944) * 2  # Qwen2MLP keeps gate_up until it returns
+    assert sampler == 256 * 152064 * 32 + 8192 * 3584 * 2
+    assert v0_activation("gemma", hidden=1, inter_gpu=1, vocab=1, batched_tokens=1, max_num_seqs=1, dtype_bytes=2) is None
+    v1 = _second(vllm_version="0.11.0", log_facts={})
+    assert "V0" not in v1.numbers["activation_peak_bytes"]["formula"]

@@ -96,6 +96,10 @@ def test_hybrids_outside_the_modelled_range_fail_closed():
         _plan(NANO, "0.26.0")  # Nemotron-H caches prefixes in chunk-aligned "all" mode in 0.26-0.27
     with pytest.raises(PlanError, match=r"up to 0\.32"):
         _plan(QNEXT, "0.33.0", tp=4)
+    with pytest.raises(PlanError, match=r"prefill checkpoint alignment \(64 tokens"):
+        _plan(QNEXT, "0.33.0", tp=4)  # _align_hybrid_block_size @0.33.0: lcm with the checkpoint alignment
+    with pytest.raises(PlanError, match=r"up to 0\.32"):
+        _plan(NANO, "0.33.0")  # Mamba2 too: the 0.33 KV cache plan (kv_cache_planning.py) is not modelled
     with pytest.raises(PlanError, match=r"0\.10\.2"):
         _plan(NANO, "0.9.2")
     with pytest.raises(PlanError, match="pipeline"):

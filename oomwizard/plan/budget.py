@@ -115,13 +115,79 @@ NON_TORCH_TP = int(0.9 * GIB)
 when TP > 1); medians of the tuning cases."""
 
 
+def non_torch_counts(release: Version | None) -> str:
+    """What the release's profiler counts as non-torch memory (``vllm/worker/worker.py`` and
+    ``vllm/utils.py`` for V0, ``vllm/v1/worker/gpu_worker.py`` for V1): which parts of the device's
+    used memory land there decides how far a typical figure can be off."""
+    if release is None:
+        return ""
+    if release < v("0.7.0"):
+        return ("; 0.6.6 counts used memory - the baseline free at init_device - weights - the change in torch's "
+                "allocated bytes (vllm/utils.py memory_profiling @0.6.6): the CUDA context is in the baseline, but "
+                "blocks the caching allocator still holds after empty_cache count, which no config states and can "
+                "reach GiBs")
+    if engine_of(release) == "v1" and release < v("0.9.1"):
+        return ("; this release counts the device's used memory - torch's allocated bytes after profiling "
+                f"(vllm/v1/worker/gpu_worker.py determine_available_memory @{release.text}): this process's CUDA "
+                "context, other processes on the GPU and blocks torch keeps cached are all in it, so the typical "
+                "figure is low")
+    if release >= v("0.27.0"):
+        return ("; this release subtracts the memory consumed since the engine started, weights and non-torch "
+                f"together (vllm/utils/mem_utils.py total_consumed @{release.text})")
+    where = "vllm/utils.py MemorySnapshot @0.7.3" if release < v("0.9.1") else (
+        f"vllm/utils.py MemorySnapshot @{release.text}" if release < v("0.9.2") else
+        f"vllm/utils/__init__.py MemorySnapshot @{release.text}" if release < v("0.11.1") else
+        f"vllm/utils/mem_utils.py @{release.text}")
+    return ("; counted as the growth of used memory - torch's reserved bytes since the worker started "
+            f"({where}): libraries and communicators only, the CUDA context and torch's cache excluded")
+
+
+V0_LAYER_ROWS = {"llama": (3, 3), "mistral": (3, 3), "qwen2": (4, 3)}
+"""V0 (eager) live tensors at the MLP's peak, per token, as (hidden-sized, intermediate-sized) rows.
+
+The model's loop variable keeps the previous layer's output, the decoder keeps the residual and
+the MLP input, and the MLP holds gate/up (2 rows of the intermediate) and the activation's output
+(``LlamaModel.forward``, ``LlamaDecoderLayer.forward``, ``LlamaMLP.forward`` in
+``vllm/model_executor/models/llama.py`` @0.6.6: gate/up is released when ``x`` is rebound, so the
+peak is at the activation, 3 + 3). ``Qwen2MLP.forward`` (``qwen2.py`` @0.6.6) keeps ``gate_up`` in
+its own name until it returns, so the down projection's output is live with it: 4 + 3. Both
+forwards, the sampler step below and the profile's sampling parameters are the same in 0.7.3."""
+V0_SAMPLER_BYTES_PER_LOGIT = 32
+"""The V0 profile samples with ``top_p=0.99, top_k=vocab-1`` (``profile_run``,
+``vllm/worker/model_runner.py`` @0.6.6), so ``_apply_top_k_top_p`` (``vllm/model_executor/layers/
+sampler.py`` @0.6.6) runs: at its scatter the bf16 logits (2 B), their float32 copy (4), the sorted
+values (4) and int64 indices (8), two bool masks (2), softmax and cumsum (4 + 4) and the output (4)
+are live. torch.sort's own scratch space is not counted (it is inside PyTorch)."""
+
+
+def v0_activation(model_type: str, *, hidden: int, inter_gpu: int, vocab: int, batched_tokens: int,
+                  max_num_seqs: int, dtype_bytes: int) -> tuple[int, int, str] | None:
+    """V0's profiling peak from the code's live tensors: (layer, sampler, formula), or ``None`` for a
+    model whose forward was not read (the generic estimate is used then)."""
+    rows = V0_LAYER_ROWS.get(model_type)
+    if rows is None:
+        return None
+    h_rows, i_rows = rows
+    layer = batched_tokens * (h_rows * hidden + i_rows * inter_gpu) * dtype_bytes
+    seqs = min(max_num_seqs, batched_tokens)
+    sampler = seqs * vocab * V0_SAMPLER_BYTES_PER_LOGIT + batched_tokens * hidden * dtype_bytes
+    f = (f"V0 (eager) peak = max(layer {batched_tokens} tokens x ({h_rows} x {hidden} + {i_rows} x {inter_gpu}) x "
+         f"{dtype_bytes} B, sampler {seqs} rows x {vocab} x {V0_SAMPLER_BYTES_PER_LOGIT} B + the model's output "
+         f"{batched_tokens} x {hidden} x {dtype_bytes} B); live tensors of {model_type}'s forward and the profile's "
+         "top-k/top-p sampling in vLLM 0.6.6")
+    return layer, sampler, f
+
+
 def estimate(*, hidden: int, inter_gpu: int, heads_gpu: int, kv_heads_gpu: int, head_dim: int, vocab: int,
              batched_tokens: int, max_num_seqs: int, dtype_bytes: int, tp: int, layers_gpu: int,
-             counted_graphs: bool) -> Estimates:
+             counted_graphs: bool, release: Version | None = None, model_type: str = "",
+             is_moe: bool = False) -> Estimates:
     """Start-up measurements vLLM makes that no config states: rough, labelled *estimated*.
 
     Activation peak of the profiling pass: one layer's live tensors for ``max_num_batched_tokens``
-    tokens (QKV, gate/up, residuals) plus the sampler's float32 logits for ``max_num_seqs`` rows.
+    tokens (QKV, gate/up, residuals) plus the sampler's float32 logits for ``max_num_seqs`` rows;
+    for V0 models whose forward was read (:func:`v0_activation`), the larger of the code's live
+    set in the layer stack and in the sampler.
     """
     per_tok = (2 * inter_gpu + (heads_gpu + 2 * kv_heads_gpu) * head_dim + 4 * hidden) * dtype_bytes
     logits = min(max_num_seqs, batched_tokens) * vocab * 4 * 2
@@ -129,10 +195,17 @@ def estimate(*, hidden: int, inter_gpu: int, heads_gpu: int, kv_heads_gpu: int, 
     act_f = (f"{batched_tokens} tokens x (2 x {inter_gpu} + ({heads_gpu} + 2 x {kv_heads_gpu}) x {head_dim} + 4 x {hidden})"
              f" x {dtype_bytes} B + {min(max_num_seqs, batched_tokens)} rows x {vocab} x 4 B x 2 (logits)")
     nt = NON_TORCH_TP1 if tp == 1 else NON_TORCH_TP
-    nt_f = f"{nt / GIB:.2f} GiB typical for TP={'1' if tp == 1 else '>1'}"
+    nt_f = f"{nt / GIB:.2f} GiB typical for TP={'1' if tp == 1 else '>1'}{non_torch_counts(release)}"
     cg = 0
     cg_f = "not reserved by this release/setting"
     if counted_graphs:
         cg = int(layers_gpu * 0.012 * GIB + 0.25 * GIB)
         cg_f = f"{layers_gpu} layers x 0.012 GiB + 0.25 GiB (typical graph pool for the default capture sizes)"
-    return Estimates(act, act_f, nt, nt_f, cg, cg_f, int(ACT_BYTES_PER_TOKEN_FACTOR * batched_tokens * per_tok), logits)
+    layer = int(ACT_BYTES_PER_TOKEN_FACTOR * batched_tokens * per_tok)
+    v0 = v0_activation(model_type, hidden=hidden, inter_gpu=inter_gpu, vocab=vocab, batched_tokens=batched_tokens,
+                       max_num_seqs=max_num_seqs, dtype_bytes=dtype_bytes) \
+        if release is not None and engine_of(release) == "v0" and not is_moe else None
+    if v0:
+        layer, logits, act_f = v0
+        act = max(layer, logits)
+    return Estimates(act, act_f, nt, nt_f, cg, cg_f, layer, logits)

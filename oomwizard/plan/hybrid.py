@@ -13,8 +13,12 @@ request. From 0.26.0 it is on, and ``MambaModelConfig`` picks "align" (two state
 request, ``MambaSpec.max_memory_usage_bytes``; the same block size) or, in 0.26-0.27 for models
 with Mamba prefix caching (Nemotron-H, Granite 4.0-H), "all", whose chunk-aligned blocks are not
 modelled. 0.29-0.32 keep this arithmetic for these models (prefill checkpoint blocks are KDA
-only; packed groups need differing page sizes, which the padding removes); 0.33.0 moves the
-KV cache planning to ``kv_cache_planning.py``, not read for hybrids: it fails closed.
+only; packed groups need differing page sizes, which the padding removes). 0.33.0 fails closed:
+in "align" mode ``_align_hybrid_block_size`` (``vllm/platforms/interface.py`` @0.33.0) takes the lcm
+of the kernel block and ``get_mamba_prefill_checkpoint_alignment`` (64 for gated delta net layers
+whose prefill runs on FlashInfer, ``qwen_gdn_linear_attn.py``; that backend is chosen at start-up),
+such layers add a prefill checkpoint block to their spec, and ``v1/core/kv_cache_planning.py``,
+new in 0.33.0 and not modelled here, makes the KV cache plan.
 """
 
 from __future__ import annotations

@@ -174,7 +174,8 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     attn0 = next(s for s in specs if s.kind != "state")
     shape: dict[str, Any] = dict(hidden=m.hidden_size, inter_gpu=_inter(m) // tp, heads_gpu=m.num_attention_heads // tp,
                  kv_heads_gpu=attn0.heads, head_dim=attn0.head_size, vocab=m.vocab_size, max_num_seqs=seqs,
-                 dtype_bytes=dtype_bytes, tp=tp, layers_gpu=len(specs), counted_graphs=True)
+                 dtype_bytes=dtype_bytes, tp=tp, layers_gpu=len(specs), counted_graphs=True, release=release,
+                 model_type=m.model_type, is_moe=m.is_moe)
     est = budget.estimate(batched_tokens=batched, **shape)
     mrv2 = budget.mrv2_default(release, m.architecture, m.is_moe, bool(quant))
     counted, why = budget.cudagraph_counted(release, inp.enforce_eager, mrv2)
@@ -278,14 +279,16 @@ def _weights(inp: Inputs, m: ModelDesc, dtype_bytes: int, quant: str | None, tp:
         w = int(float(lf["weights_gib"]) * GIB * log_tp / tp)
         f = f"'Model loading took {lf['weights_gib']} GiB' in the log" + (f" x TP {log_tp} / {tp}" if log_tp != tp else "")
         return w, num(w, "calibrated" if log_tp == tp else "estimated", f)
+    rope = m.params.get("rope_cache", 0) * dtype_bytes  # one buffer per GPU, not split (weights.rope_cache_elements)
+    rope_f = f" + rotary cos/sin cache {m.params.get('rope_cache', 0):,} x {dtype_bytes} B" if rope else ""
     if m.weight_file_bytes and not (inp.quantization and inp.quantization != m.quantization):
-        w = m.weight_file_bytes // (tp * pp)
-        return w, num(w, "estimated", f"{m.weight_file_bytes:,} B ({m.weight_file_source}) / (TP {tp} x PP {pp}); "
-                                      "vLLM's load adds small buffers and pads the vocabulary")
+        w = m.weight_file_bytes // (tp * pp) + rope
+        return w, num(w, "estimated", f"{m.weight_file_bytes:,} B ({m.weight_file_source}) / (TP {tp} x PP {pp})"
+                                      f"{rope_f}; vLLM's load adds small buffers and pads the vocabulary")
     experts = mxfp4_marlin_expert_bytes(m.params, gpu_name) if quant == "mxfp4" else None
     total, how = estimated_bytes(m.params, dtype_bytes, quant, experts)
-    w = int(total / (tp * pp))
-    return w, num(w, "estimated", f"({how}) / (TP {tp} x PP {pp})")
+    w = int(total / (tp * pp)) + rope
+    return w, num(w, "estimated", f"({how}) / (TP {tp} x PP {pp}){rope_f}")
 
 
 def _measured(inp: Inputs, key: str, estimate: int, formula: str, same: bool) -> dict[str, Any]:

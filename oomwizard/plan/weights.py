@@ -153,7 +153,28 @@ def count_params(cfg: dict[str, Any], mt: str) -> dict[str, int]:
     tied = bool(cfg.get("tie_word_embeddings", False))
     return {"embed": v * h, "head": 0 if tied else v * h, "linear": linear, "other": (2 * n + 1) * h,
             "experts": moe_layers * experts * 3 * h * moe_inter, "n_experts": experts, "moe_inter": moe_inter,
-            "moe_layers": moe_layers, "hidden": h}
+            "moe_layers": moe_layers, "hidden": h, "rope_cache": rope_cache_elements(cfg, d)}
+
+
+ROPE_CACHE_TYPES = (None, "default", "llama3")
+"""Rotary variants whose cache has ``max_position_embeddings`` rows (YaRN, linear and dynamic
+scaling stretch it by their factor and are not counted)."""
+
+
+def rope_cache_elements(cfg: dict[str, Any], head_dim: int) -> int:
+    """The rotary ``cos_sin_cache`` buffer, in the model dtype: ``max_position_embeddings x rotary_dim``.
+
+    ``RotaryEmbedding.__init__`` builds it at model construction (``cache.to(dtype)``, one
+    instance shared by all layers through ``get_rope``'s ``_ROPE_DICT``), so it is part of what
+    vLLM measures as the model's load (``vllm/model_executor/layers/rotary_embedding.py`` @0.6.6,
+    ``rotary_embedding/base.py`` @0.10.2-0.33.0). 0 for rope types whose length differs.
+    """
+    scaling = cfg.get("rope_scaling")
+    kind = (scaling.get("rope_type") or scaling.get("type")) if isinstance(scaling, dict) else None
+    if kind not in ROPE_CACHE_TYPES:
+        return 0
+    rotary_dim = int(head_dim * float(cfg.get("partial_rotary_factor") or 1.0))
+    return int(cfg.get("max_position_embeddings") or 0) * rotary_dim
 
 
 MARLIN_GPUS = ("A100", "A800", "A10", "A30", "A40", "A6000", "L4", "L40", "RTX 30", "RTX 40", "RTX A", "RTX 6000 ADA",
