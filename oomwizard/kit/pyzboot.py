@@ -24,6 +24,11 @@ MARK = ".oomwizard-pyz-complete"
 ERROR = 1
 """``oomwizard.exitcodes.Exit.ERROR`` (the package cannot be imported before it is unpacked)."""
 
+WRONG_PYTHON = ("@en:kit.pyz.wrong_python@", "@zh:kit.pyz.wrong_python@")
+CANNOT_UNPACK = ("@en:kit.pyz.cannot_unpack@", "@zh:kit.pyz.cannot_unpack@")
+"""Messages in English and Chinese: the catalogue cannot be read before the package is unpacked, so
+building the archive writes its strings in here (``pyz.bootstrap_source``); they are formatted here."""
+
 
 class BootError(RuntimeError):
     pass
@@ -93,7 +98,8 @@ def unpack(archive: str, root: str, digest: str) -> str:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _fail(en: str, zh: str) -> int:
+def _fail(message: tuple[str, str], **fields: object) -> int:
+    en, zh = (text.format(**fields) for text in message)
     sys.stderr.write(f"oomwizard: {en}\noomwizard: {zh}\n")
     return ERROR
 
@@ -102,17 +108,11 @@ def main() -> int:
     archive = os.path.dirname(os.path.abspath(__file__))
     here = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if here != PYTHON or sys.implementation.name != "cpython":
-        return _fail(
-            f"this oomwizard.pyz is for CPython {PYTHON} on {PLATFORM}; run it with python{PYTHON} "
-            f"(this is {sys.implementation.name} {here}), or use the kit's install.sh",
-            f"此 oomwizard.pyz 适用于 {PLATFORM} 上的 CPython {PYTHON}；请用 python{PYTHON} 运行"
-            f"（当前为 {sys.implementation.name} {here}），或使用工具包中的 install.sh",
-        )
+        return _fail(WRONG_PYTHON, python=PYTHON, platform=PLATFORM, impl=sys.implementation.name, here=here)
     try:
         folder = unpack(archive, cache_root(), PAYLOAD_HASH)
     except (OSError, BootError) as e:
-        return _fail(f"cannot unpack {archive} into {cache_root()}: {e}",
-                     f"无法将 {archive} 解压到 {cache_root()}：{e}")
+        return _fail(CANNOT_UNPACK, archive=archive, cache=cache_root(), error=e)
     site = os.path.join(folder, "site")
     sys.path[:] = [site] + [p for p in sys.path if os.path.abspath(p) != archive]
     from oomwizard.cli import main as cli_main

@@ -45,7 +45,6 @@ INLINE_CJK_ALLOWED: dict[str, str] = {
     "text/cells.py": "a docstring example of double-width cells",
     "tui/cjk.py": "characters that test how the terminal draws double-width cells",
     "plain_prompts.py": "the Chinese answers a yes/no prompt accepts",
-    "kit/pyzboot.py": "the .pyz's boot code runs before the package (and its catalogue) is unpacked",
     "i18n.py": "the catalogue loader",
 }
 """``oomwizard/`` paths (a folder ends in ``/``) where Chinese may be written in code, and why."""
