@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from oomwizard.exitcodes import Exit
+from oomwizard.i18n import ui
 from oomwizard.kit import pyzboot
-from oomwizard.kit.pyz import write_archive
+from oomwizard.kit.pyz import bootstrap_source, write_archive
 from oomwizard.kit.targets import Target
 
 HERE = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -163,3 +164,12 @@ def test_a_payload_that_is_not_what_its_hash_says_is_not_cached(tmp_path: Path) 
     assert code == Exit.ERROR and out == ""
     assert "do not match their sha256" in err
     assert list((tmp_path / "cache" / "oomwizard" / "pyz").iterdir()) == []
+
+
+def test_the_boot_code_carries_its_messages_from_the_catalogue() -> None:
+    """The boot code runs before the catalogue is unpacked: building the archive writes the strings in."""
+    source = bootstrap_source("0" * 64, Target(HERE, 28, "x86_64"), "0.0.0")
+    assert "@en:" not in source and "@zh:" not in source
+    for key in ("kit.pyz.wrong_python", "kit.pyz.cannot_unpack"):
+        assert ui(key, "en") in source and ui(key, "zh") in source
+    compile(source, "__main__.py", "exec")

@@ -26,9 +26,20 @@ class Computed:
     inputs: tuple[str, ...] = ()
 
 
-def explain(value: object, en: str, zh: str, inputs: Iterable[str] = ()) -> Computed:
-    """The usual result: the value as pasted, its arithmetic in both languages, the facts it read."""
-    return Computed(str(value), Text(en, zh), tuple(inputs))
+def explain(value: object, why: Text, inputs: Iterable[str] = ()) -> Computed:
+    """The usual result: the value as pasted, its arithmetic in both languages (:func:`said`), the facts it read."""
+    return Computed(str(value), why, tuple(inputs))
+
+
+def said(key: str, /, **fields: object) -> Text:
+    """The catalogue sentence ``key`` in both languages, formatted now.
+
+    A field that is itself a :class:`Text` (a clause built by another calculation) gives each
+    language its own text, so a sentence can name a clause without being cut into fragments.
+    """
+    text = msg(key)
+    return Text(*(text(lang).format(**{k: v(lang) if isinstance(v, Text) else v for k, v in fields.items()})
+                  for lang in ("en", "zh")))
 
 
 @dataclass(frozen=True)

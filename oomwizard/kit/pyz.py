@@ -14,13 +14,16 @@ from __future__ import annotations
 import compileall
 import hashlib
 import io
+import json
 import os
 import py_compile
+import re
 import shutil
 import zipfile
 from importlib import resources
 from pathlib import Path
 
+from ..i18n import ui
 from .pip import PipResult, install_target
 from .selfwheel import ZIP_DATE
 from .targets import Target, this_python
@@ -37,8 +40,14 @@ def _payload(site: Path) -> bytes:
     return buf.getvalue()
 
 
+_MESSAGE = re.compile(r"@(en|zh):([a-z0-9_.-]+)@")
+
+
 def bootstrap_source(digest: str, target: Target, version: str) -> str:
+    """The boot code with this archive's values and its messages from the catalogue (``"@en:KEY@"``,
+    written inside a Python string literal, so escaped as one)."""
     text = resources.files("oomwizard.kit").joinpath("pyzboot.py").read_text(encoding="utf-8")
+    text = _MESSAGE.sub(lambda m: json.dumps(ui(m.group(2), m.group(1)), ensure_ascii=False)[1:-1], text)
     for key, value in (("@HASH@", digest), ("@PYTHON@", target.python), ("@PLATFORM@", target.platform),
                        ("@VERSION@", version)):
         text = text.replace(key, value)

@@ -24,14 +24,23 @@ MARK = ".oomwizard-pyz-complete"
 ERROR = 1
 """``oomwizard.exitcodes.Exit.ERROR`` (the package cannot be imported before it is unpacked)."""
 
+WRONG_PYTHON = ("@en:kit.pyz.wrong_python@", "@zh:kit.pyz.wrong_python@")
+CANNOT_UNPACK = ("@en:kit.pyz.cannot_unpack@", "@zh:kit.pyz.cannot_unpack@")
+NOT_PRIVATE = ("@en:kit.pyz.not_private@", "@zh:kit.pyz.not_private@")
+ROOT_NOT_PRIVATE = ("@en:kit.pyz.root_not_private@", "@zh:kit.pyz.root_not_private@")
+DAMAGED = ("@en:kit.pyz.damaged@", "@zh:kit.pyz.damaged@")
+CANNOT_MOVE = ("@en:kit.pyz.cannot_move@", "@zh:kit.pyz.cannot_move@")
+"""Messages in English and Chinese: the catalogue cannot be read before the package is unpacked, so
+building the archive writes its strings in here (``pyz.bootstrap_source``); they are formatted here."""
+
 
 class BootError(RuntimeError):
     """Why the payload cannot be used, in English (``str()``) and Chinese (``zh``): the boot code
     runs before the package and its catalogue are unpacked, so it carries both itself."""
 
-    def __init__(self, en: str, zh: str) -> None:
-        super().__init__(en)
-        self.zh = zh
+    def __init__(self, message: tuple[str, str], **fields: object) -> None:
+        super().__init__(message[0].format(**fields))
+        self.zh = message[1].format(**fields)
 
 
 def cache_root(environ: dict[str, str] | None = None) -> str:
@@ -57,8 +66,7 @@ def unpack(archive: str, root: str, digest: str) -> str:
     final = os.path.join(root, digest)
     if os.path.isfile(os.path.join(final, MARK)):
         if not _private(final):
-            raise BootError(f"{final} is writable by others or not ours; remove it",
-                            f"{final} 可被他人写入或不属于你；请删除它")
+            raise BootError(NOT_PRIVATE, path=final)
         return final
     import hashlib
     import io
@@ -68,8 +76,7 @@ def unpack(archive: str, root: str, digest: str) -> str:
 
     os.makedirs(root, mode=0o700, exist_ok=True)
     if not _private(root):
-        raise BootError(f"{root} is writable by others or not ours; remove it or set XDG_CACHE_HOME",
-                        f"{root} 可被他人写入或不属于你；请删除它，或设置 XDG_CACHE_HOME")
+        raise BootError(ROOT_NOT_PRIVATE, path=root)
     tmp = tempfile.mkdtemp(prefix=f".{digest[:16]}-", dir=root)
     try:
         try:
@@ -80,7 +87,7 @@ def unpack(archive: str, root: str, digest: str) -> str:
             with zipfile.ZipFile(io.BytesIO(data)) as inner:
                 inner.extractall(os.path.join(tmp, "site"))
         except (zipfile.BadZipFile, KeyError) as e:
-            raise BootError(f"the archive is damaged ({e}); copy it again", f"归档已损坏（{e}）；请重新复制") from None
+            raise BootError(DAMAGED, error=e) from None
         with open(os.path.join(tmp, MARK), "w", encoding="ascii") as f:
             f.write(digest + "\n")
         for attempt in (1, 2):
@@ -93,14 +100,16 @@ def unpack(archive: str, root: str, digest: str) -> str:
                 if attempt == 1 and os.path.isdir(final):
                     shutil.rmtree(final, ignore_errors=True)  # left incomplete by hand; replace it
         if not os.path.isfile(os.path.join(final, MARK)):
-            raise BootError(f"cannot move the unpacked files to {final}", f"无法将解压的文件移到 {final}")
+            raise BootError(CANNOT_MOVE, path=final)
         return final
     finally:
         if os.path.isdir(tmp):
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _fail(en: str, zh: str) -> int:
+def _fail(message: tuple[str, str], zh_fields: dict[str, object] | None = None, **fields: object) -> int:
+    """Print ``message`` in both languages; ``zh_fields`` replace fields that have words of their own in Chinese."""
+    en, zh = message[0].format(**fields), message[1].format(**{**fields, **(zh_fields or {})})
     sys.stderr.write(f"oomwizard: {en}\noomwizard: {zh}\n")
     return ERROR
 
@@ -109,17 +118,11 @@ def main() -> int:
     archive = os.path.dirname(os.path.abspath(__file__))
     here = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if here != PYTHON or sys.implementation.name != "cpython":
-        return _fail(
-            f"this oomwizard.pyz is for CPython {PYTHON} on {PLATFORM}; run it with python{PYTHON} "
-            f"(this is {sys.implementation.name} {here}), or use the kit's install.sh",
-            f"此 oomwizard.pyz 适用于 {PLATFORM} 上的 CPython {PYTHON}；请用 python{PYTHON} 运行"
-            f"（当前为 {sys.implementation.name} {here}），或使用工具包中的 install.sh",
-        )
+        return _fail(WRONG_PYTHON, None, python=PYTHON, platform=PLATFORM, impl=sys.implementation.name, here=here)
     try:
         folder = unpack(archive, cache_root(), PAYLOAD_HASH)
     except (OSError, BootError) as e:
-        return _fail(f"cannot unpack {archive} into {cache_root()}: {e}",
-                     f"无法将 {archive} 解压到 {cache_root()}：{getattr(e, 'zh', e)}")
+        return _fail(CANNOT_UNPACK, {"error": getattr(e, "zh", e)}, archive=archive, cache=cache_root(), error=e)
     site = os.path.join(folder, "site")
     sys.path[:] = [site] + [p for p in sys.path if os.path.abspath(p) != archive]
     from oomwizard.cli import main as cli_main

@@ -28,8 +28,9 @@ from .context import LintContext
 
 PACKAGE = Path(__file__).resolve().parent.parent
 KEY_RE = re.compile(r"^[a-z0-9_]+(?:[.-][a-z0-9_]+)*$")
-LOOKUPS = frozenset({"ui", "msg", "t", "ot"})
-"""Functions whose first argument is a catalogue key (``onboard.texts.t`` is imported as ``ot``)."""
+LOOKUPS = frozenset({"ui", "msg", "t", "ot", "said"})
+"""Functions whose first argument is a catalogue key (``onboard.texts.t`` is imported as ``ot``;
+``advice.numbers.said`` formats one for both languages)."""
 EMBEDDED_RE = re.compile(r"@(?:en|zh):([a-z0-9_.-]+)@")
 """A key inside a template (``kit/install_sh.py``: ``"@en:KEY@" "@zh:KEY@"``)."""
 CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
@@ -37,7 +38,6 @@ CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 INLINE_CJK_ALLOWED: dict[str, str] = {
     # Packages being rewritten on their own; their Text(en, zh) calls move to the catalogue later.
     "logs/": "log diagnosis reasons, still inline Text(en, zh)",
-    "advice/calcs/": "calculation explanations, still inline Text(en, zh)",
     # Chinese that is not a string shown to anyone: it matches or describes Chinese content.
     "lint/internal.py": "patterns that find internal references in Chinese articles",
     "lint/leaves.py": "a docstring example of a Chinese line break",
@@ -45,7 +45,6 @@ INLINE_CJK_ALLOWED: dict[str, str] = {
     "text/cells.py": "a docstring example of double-width cells",
     "tui/cjk.py": "characters that test how the terminal draws double-width cells",
     "plain_prompts.py": "the Chinese answers a yes/no prompt accepts",
-    "kit/pyzboot.py": "the .pyz's boot code runs before the package (and its catalogue) is unpacked",
     "i18n.py": "the catalogue loader",
 }
 """``oomwizard/`` paths (a folder ends in ``/``) where Chinese may be written in code, and why."""

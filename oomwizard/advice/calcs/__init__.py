@@ -12,8 +12,11 @@
 - ``readings``: what several subjects read alike (the failing run's settings, the start-up cap)
 
 A result is built with :func:`oomwizard.advice.numbers.explain` (value, arithmetic in English and
-Chinese, the facts it read). Leaves name calculations, never modules, so a calculation may move
-between modules freely.
+Chinese, the facts it read). Titles and sentences are catalogue keys ``calc.<subject>.…`` in
+``content/{en,zh}/strings.yaml``, formatted by :func:`oomwizard.advice.numbers.said`: one whole
+sentence per key, with a placeholder for every number, so a translator reads what the operator
+reads (lint reports Chinese written here). Leaves name calculations, never modules, so a
+calculation may move between modules freely.
 Each module registers its functions with :func:`oomwizard.advice.numbers.calc` when imported;
 :mod:`oomwizard.advice.numbers` imports this package so every name is known before any template
 is filled or linted.

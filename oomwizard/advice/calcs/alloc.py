@@ -17,8 +17,8 @@ from __future__ import annotations
 from ...facts.alloc_reset import in_range
 from ...facts.env import split_fields
 from ...facts.model import FactSet
-from ...i18n import Text
-from ..numbers import Computed, calc, explain
+from ...i18n import msg
+from ..numbers import Computed, calc, explain, said
 from ..numbers import src as _src
 
 KEY = "expandable_segments"
@@ -38,53 +38,29 @@ def still_reset(facts: FactSet) -> list[str]:
     return [k for k in str(lost).split(",") if k and k != "max_split_size_mb"]
 
 
-def _reset_text(facts: FactSet) -> Text:
-    lost = still_reset(facts)
-    if not lost:
-        return Text("", "")
-    names, v = ", ".join(lost), facts.value("vllm_version")
-    return Text(
-        f"; vLLM {v} still resets {names} to torch's defaults after loading the weights (fixed in 0.31.0)",
-        f"；vLLM {v} 在加载权重后仍会把 {names} 重置为 torch 默认值（0.31.0 已修复）",
-    )
-
-
 def _computed(facts: FactSet, enabled: bool) -> Computed:
     conf = facts.value("alloc_conf")
     value = with_expandable(str(conf) if conf else None, enabled)
     if conf and value != f"{KEY}:{enabled}":
-        reset = _reset_text(facts)
-        return Computed(
-            value,
-            Text(
-                f"your allocator setting {conf!r} ({_src(facts, 'alloc_conf')}) with {KEY}:{enabled} and its other options kept{reset.en}",
-                f"你的分配器配置 {conf!r}（{_src(facts, 'alloc_conf')}），设为 {KEY}:{enabled}，其他选项保留{reset.zh}",
-            ),
-            ("alloc_conf", "alloc_reset_after_load"),
-        )
+        source, lost = _src(facts, "alloc_conf"), still_reset(facts)
+        why = (said("calc.alloc.kept_reset", conf=conf, source=source, key=KEY, enabled=enabled,
+                    version=facts.value("vllm_version"), names=", ".join(lost)) if lost
+               else said("calc.alloc.kept", conf=conf, source=source, key=KEY, enabled=enabled))
+        return Computed(value, why, ("alloc_conf", "alloc_reset_after_load"))
     shadowed = facts.value("alloc_conf_shadowed")
     if shadowed:
         return Computed(
             value,
-            Text(
-                f"{KEY}:{enabled}; PYTORCH_CUDA_ALLOC_CONF is set but empty ({_src(facts, 'alloc_conf_shadowed')}), so torch "
-                f"ignored {shadowed}: this export fills it; copy the options you had in {shadowed} after a comma",
-                f"{KEY}:{enabled}；PYTORCH_CUDA_ALLOC_CONF 已设置但为空（{_src(facts, 'alloc_conf_shadowed')}），所以 torch "
-                f"忽略了 {shadowed}：这条 export 会填上它；请把你在 {shadowed} 中的选项用逗号接在后面",
-            ),
+            said("calc.alloc.shadowed", key=KEY, enabled=enabled, source=_src(facts, "alloc_conf_shadowed"),
+                 shadowed=shadowed),
             ("alloc_conf_shadowed",),
         )
-    return explain(
-        value,
-        f"{KEY}:{enabled}; add any other allocator options you use after a comma",
-        f"{KEY}:{enabled}；如果你还用了其他分配器选项，请用逗号接在后面",
-        ("alloc_conf",),
-    )
+    return explain(value, said("calc.alloc.plain", key=KEY, enabled=enabled), ("alloc_conf",))
 
 
 @calc(
     "alloc_conf_expandable_off",
-    Text("Your allocator options with expandable_segments switched off", "关闭 expandable_segments 后的分配器选项"),
+    msg("calc.alloc.expandable_off.title"),
     "<ALLOC_CONF>",
 )
 def alloc_conf_expandable_off(facts: FactSet) -> Computed | None:
@@ -95,7 +71,7 @@ def alloc_conf_expandable_off(facts: FactSet) -> Computed | None:
 
 @calc(
     "alloc_conf_expandable_on",
-    Text("Your allocator options with expandable_segments switched on", "开启 expandable_segments 后的分配器选项"),
+    msg("calc.alloc.expandable_on.title"),
     "<ALLOC_CONF>",
 )
 def alloc_conf_expandable_on(facts: FactSet) -> Computed | None:

@@ -10,9 +10,9 @@ budget, and never goes below what vLLM accepts: ``max_num_batched_tokens`` may n
 from __future__ import annotations
 
 from ...facts.model import FactSet
-from ...i18n import Text
+from ...i18n import msg
 from ...text.units import GIB, MIB
-from ..numbers import Computed, calc, default_max_num_batched_tokens, explain, half_pow2, num, pow2_floor, src
+from ..numbers import Computed, calc, default_max_num_batched_tokens, explain, half_pow2, num, pow2_floor, said, src
 from .readings import current_max_num_seqs
 
 LOGITS_BUDGET_GIB = 2.0
@@ -22,26 +22,27 @@ LOGITS_BYTES_PER_ELEMENT = 10
 """Per (prompt token x vocabulary element): the logits in bf16 (2 B), their float32 copy (4 B) and the
 float32 log-softmax (4 B). Measured on our H200: benchmarks/results/prompt_logprobs_memory_h200.json."""
 
+MIN_STEP_TOKENS = 512
+"""A halved step budget stays at least this large."""
+
+MIN_LOGPROBS_TOKENS = 256
+"""A step sized for the prompt logits stays at least this large."""
+
 
 @calc(
     "serving_max_num_seqs",
-    Text("max_num_seqs halved", "减半的 max_num_seqs"),
+    msg("calc.concurrency.max_num_seqs.title"),
     "<N>",
 )
 def serving_max_num_seqs(facts: FactSet) -> Computed | None:
     n, basis = current_max_num_seqs(facts)
     new = half_pow2(n)
-    return explain(
-        new,
-        f"max_num_seqs is {n} ({basis}); half of that, as a power of two, is {new}.",
-        f"max_num_seqs 为 {n}（{basis}）；减半并取 2 的幂为 {new}。",
-        ("max_num_seqs",),
-    )
+    return explain(new, said("calc.concurrency.max_num_seqs", n=n, basis=basis, new=new), ("max_num_seqs",))
 
 
 @calc(
     "serving_max_num_batched_tokens",
-    Text("max_num_batched_tokens halved", "减半的 max_num_batched_tokens"),
+    msg("calc.concurrency.batched_tokens.title"),
     "<TOKENS>",
 )
 def serving_max_num_batched_tokens(facts: FactSet) -> Computed | None:
@@ -55,27 +56,23 @@ def serving_max_num_batched_tokens(facts: FactSet) -> Computed | None:
             n, basis = 4096, "unknown on V0; 2048 after halving is a safe step with chunked prefill"
         else:
             n, basis = d
-    new = max(512, pow2_floor(n / 2))
+    new = max(MIN_STEP_TOKENS, pow2_floor(n / 2))
     seqs, seqs_basis = current_max_num_seqs(facts)
-    floor_en = floor_zh = ""
-    if new < seqs:
+    floored = new < seqs
+    if floored:
         # vLLM refuses max_num_batched_tokens below max_num_seqs (the default counts too).
         new = int(seqs)
-        floor_en = f" vLLM requires at least max_num_seqs ({int(seqs)}, {seqs_basis}), so {new}; lower --max-num-seqs to go further."
-        floor_zh = f" vLLM 要求不小于 max_num_seqs（{int(seqs)}，{seqs_basis}），因此取 {new}；要再降低请同时调低 --max-num-seqs。"
     if new >= n:
         return None
-    return explain(
-        new,
-        f"each step may schedule {n:,} tokens ({basis}); half, as a power of two and at least 512, is {new:,}.{floor_en}",
-        f"每一步最多调度 {n:,} 个 token（{basis}）；减半、取 2 的幂且不小于 512，为 {new:,}。{floor_zh}",
-        ("max_num_batched_tokens",),
-    )
+    fields = {"n": n, "basis": basis, "least": MIN_STEP_TOKENS, "new": new}
+    why = (said("calc.concurrency.batched_tokens_floor", seqs=int(seqs), seqs_basis=seqs_basis, **fields) if floored
+           else said("calc.concurrency.batched_tokens", **fields))
+    return explain(new, why, ("max_num_batched_tokens",))
 
 
 @calc(
     "logprobs_batched_tokens",
-    Text("A step size whose prompt logits fit in 2 GiB", "使 prompt logits 不超过 2 GiB 的单步 token 数"),
+    said("calc.concurrency.logprobs.title", budget=LOGITS_BUDGET_GIB),
     "<TOKENS>",
 )
 def logprobs_batched_tokens(facts: FactSet) -> Computed | None:
@@ -84,28 +81,22 @@ def logprobs_batched_tokens(facts: FactSet) -> Computed | None:
         return None
     per_token = vocab * LOGITS_BYTES_PER_ELEMENT
     raw = LOGITS_BUDGET_GIB * GIB / per_token
-    new = max(256, pow2_floor(raw))
+    new = max(MIN_LOGPROBS_TOKENS, pow2_floor(raw))
     cur = num(facts, "max_num_batched_tokens")
     if not cur:
         default = default_max_num_batched_tokens(facts)
         cur = default[0] if default is not None and facts.value("engine") != "v0" else None
     seqs, seqs_basis = current_max_num_seqs(facts)
-    floor_en = floor_zh = ""
-    if new < seqs:
+    pow2 = new
+    floored = new < seqs
+    if floored:
         # vLLM refuses a step budget below max_num_seqs (the default counts too).
         new = seqs
-        floor_en = f" vLLM needs at least max_num_seqs ({seqs}, {seqs_basis}), so {new:,}; lower --max-num-seqs as well to go further."
-        floor_zh = f" vLLM 要求不小于 max_num_seqs（{seqs}，{seqs_basis}），因此取 {new:,}；要再降低请同时调低 --max-num-seqs。"
     if cur and new >= cur:
         # The step is already this small (or the default is): a smaller budget is not the fix.
         return None
-    return explain(
-        new,
-        f"vocabulary {int(vocab):,} ({src(facts, 'vocab_size')}): each prompt token's logits take {int(vocab):,} x {LOGITS_BYTES_PER_ELEMENT} B = "
-        f"{per_token / MIB:.2f} MiB; {LOGITS_BUDGET_GIB:.0f} GiB / {per_token / MIB:.2f} MiB = {int(raw):,} tokens, "
-        f"as a power of two {max(256, pow2_floor(raw)):,}.{floor_en}",
-        f"词表 {int(vocab):,}（{src(facts, 'vocab_size')}）：每个 prompt token 的 logits 占 {int(vocab):,} x {LOGITS_BYTES_PER_ELEMENT} B = "
-        f"{per_token / MIB:.2f} MiB；{LOGITS_BUDGET_GIB:.0f} GiB / {per_token / MIB:.2f} MiB = {int(raw):,} 个 token，"
-        f"取 2 的幂为 {max(256, pow2_floor(raw)):,}。{floor_zh}",
-        ("vocab_size",),
-    )
+    fields = {"vocab": int(vocab), "source": src(facts, "vocab_size"), "bytes": LOGITS_BYTES_PER_ELEMENT,
+              "per_token": per_token / MIB, "budget": LOGITS_BUDGET_GIB, "raw": int(raw), "pow2": pow2}
+    why = (said("calc.concurrency.logprobs_floor", seqs=seqs, seqs_basis=seqs_basis, new=new, **fields) if floored
+           else said("calc.concurrency.logprobs", **fields))
+    return explain(new, why, ("vocab_size",))

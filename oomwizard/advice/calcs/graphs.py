@@ -13,11 +13,11 @@ reports 0 there in 0.18.0-0.28.0, so a zero estimate is never used as a measurem
 from __future__ import annotations
 
 from ...facts.model import FactSet
-from ...i18n import Text
+from ...i18n import Text, msg
 from ...text.units import GIB, MIB
 from ...text.units import gib as _gib
 from ...versions import Version
-from ..numbers import Computed, calc, ceil2, explain, floor2, num, origin, src
+from ..numbers import Computed, calc, ceil2, explain, floor2, num, origin, said, src
 from .readings import FALLBACK_UTIL_STEP, MIN_UTIL, total_bytes, util_clause
 
 GRAPH_MARGIN_BYTES = GIB // 2
@@ -34,39 +34,31 @@ MRV2_ESTIMATE_REAL = Version.parse("0.29.0")
 
 def graph_need_bytes(facts: FactSet) -> tuple[int, Text, tuple[str, ...]] | None:
     """The largest of the measurements of CUDA graph memory the logs give, with how it was read."""
-    found: list[tuple[int, str, str, tuple[str, ...]]] = []
+    found: list[tuple[int, Text, tuple[str, ...]]] = []
     actual = num(facts, "cudagraph_actual_gib")
     if actual and actual > 0:
         b = int(actual * GIB)
         basis = origin(facts, "cudagraph_actual_gib")
-        found.append((b, f"a capture took {_gib(b)} ({basis})", f"一次捕获占用 {_gib(b)}（{basis}）", ("cudagraph_actual_gib",)))
+        found.append((b, said("calc.graphs.took", need=_gib(b), source=basis), ("cudagraph_actual_gib",)))
     pools = num(facts, "oom_private_pools_bytes")
     if pools and pools > 0:
         asked = num(facts, "oom_requested_bytes") or 0
         b = int(pools + asked)
         basis = origin(facts, "oom_private_pools_bytes")
-        found.append(
-            (
-                b,
-                f"the failed capture held {_gib(pools)} in private pools and asked for {_gib(asked)} more ({basis}; "
-                "a lower bound, since the graphs not yet captured need a little more)",
-                f"失败的捕获已在私有内存池中持有 {_gib(pools)}，又申请 {_gib(asked)}（{basis}；"
-                "这是下限，尚未捕获的 graph 还需要少量显存）",
-                ("oom_private_pools_bytes", "oom_requested_bytes"),
-            )
-        )
+        found.append((b, said("calc.graphs.pools", pools=_gib(pools), asked=_gib(asked), source=basis),
+                      ("oom_private_pools_bytes", "oom_requested_bytes")))
     estimate = num(facts, "cudagraph_estimate_gib")
     if estimate and estimate > 0:
         b = int(estimate * GIB)
         basis = origin(facts, "cudagraph_estimate_gib")
-        found.append((b, f"vLLM estimated {_gib(b)} ({basis})", f"vLLM 估算为 {_gib(b)}（{basis}）", ("cudagraph_estimate_gib",)))
+        found.append((b, said("calc.graphs.estimated", need=_gib(b), source=basis), ("cudagraph_estimate_gib",)))
     if not found:
         return None
     best = max(found, key=lambda x: x[0])
-    en = "; ".join(x[1] for x in found)
-    zh = "；".join(x[2] for x in found)
-    names = tuple(n for x in found for n in x[3])
-    return best[0], Text(f"{en}; we take the largest, {_gib(best[0])}", f"{zh}；取其中最大者 {_gib(best[0])}"), names
+    sep = msg("calc.clause_separator")
+    measured = Text(*(sep(lang).join(x[1](lang) for x in found) for lang in ("en", "zh")))
+    names = tuple(n for x in found for n in x[2])
+    return best[0], said("calc.graphs.largest", measured=measured, need=_gib(best[0])), names
 
 
 def reserved_estimate_bytes(facts: FactSet) -> tuple[int, Text] | None:
@@ -93,12 +85,7 @@ def reserved_estimate_bytes(facts: FactSet) -> tuple[int, Text] | None:
     if v < MRV2_ESTIMATE_REAL and runner != "v1":
         return None
     b = int(estimate * GIB)
-    return b, Text(
-        f"vLLM already kept its estimate of {_gib(b)} out of the KV cache ({f.source}; the default from 0.20.0 — "
-        "if you set VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0, use the other fix first)",
-        f"vLLM 已把其估算的 {_gib(b)} 留在 KV cache 之外（{f.source}；0.20.0 起的默认行为——"
-        "若你设置了 VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0，请先用另一项修复）",
-    )
+    return b, said("calc.graphs.reserved", estimate=_gib(b), source=f.source)
 
 
 def measured_need_bytes(facts: FactSet) -> tuple[int, Text, tuple[str, ...]] | None:
@@ -118,10 +105,9 @@ def _shortfall(facts: FactSet) -> tuple[int, Text, tuple[str, ...]] | None:
     r_b, r_why = reserved
     m_b, m_why, m_names = measured
     extra = max(0, m_b - r_b)
-    return extra, Text(
-        f"{m_why.en}; {r_why.en}; so {_gib(m_b)} - {_gib(r_b)} = {_gib(extra)} is missing",
-        f"{m_why.zh}；{r_why.zh}；因此缺少 {_gib(m_b)} - {_gib(r_b)} = {_gib(extra)}",
-    ), (*m_names, "cudagraph_estimate_gib")
+    why = said("calc.graphs.shortfall", measured=m_why, reserved=r_why, need=_gib(m_b), kept=_gib(r_b),
+               missing=_gib(extra))
+    return extra, why, (*m_names, "cudagraph_estimate_gib")
 
 
 # --- CUDA graph memory ----------------------------------------------------------------------
@@ -129,7 +115,7 @@ def _shortfall(facts: FactSet) -> tuple[int, Text, tuple[str, ...]] | None:
 
 @calc(
     "cudagraph_gpu_util",
-    Text("gpu_memory_utilization that leaves room for the CUDA graphs", "为 CUDA graph 留出空间的 gpu_memory_utilization"),
+    msg("calc.graphs.gpu_util.title"),
     "<FRACTION>",
 )
 def _cudagraph_gpu_util(facts: FactSet) -> Computed | None:
@@ -142,16 +128,10 @@ def _cudagraph_gpu_util(facts: FactSet) -> Computed | None:
         if new <= MIN_UTIL:
             return None
         reserved = reserved_estimate_bytes(facts)
-        already_en = f"; {reserved[1].en} and the capture still failed" if reserved else ""
-        already_zh = f"；{reserved[1].zh}，而捕获仍然失败" if reserved else ""
-        return explain(
-            f"{new:.2f}",
-            f"{util_why.en}{already_en}; no log line measured what the graphs need, so we lower it by {FALLBACK_UTIL_STEP} "
-            f"to {new:.2f}; the next start-up prints the real figure ('Graph capturing finished … took X GiB').",
-            f"{util_why.zh}{already_zh}；日志中没有测得 graph 所需显存的数字，因此先降低 {FALLBACK_UTIL_STEP} 到 {new:.2f}；"
-            "下次启动会打印实际值（“Graph capturing finished … took X GiB”）。",
-            util_names,
-        )
+        fields = {"util": util_why, "step": FALLBACK_UTIL_STEP, "new": new}
+        why = (said("calc.graphs.gpu_util_step_reserved", reserved=reserved[1], **fields) if reserved
+               else said("calc.graphs.gpu_util_step", **fields))
+        return explain(f"{new:.2f}", why, util_names)
     need_b, need_why, need_names = need
     total_b, total_name = total
     drop = ceil2((need_b + GRAPH_MARGIN_BYTES) / total_b)
@@ -161,17 +141,15 @@ def _cudagraph_gpu_util(facts: FactSet) -> Computed | None:
     basis = src(facts, total_name)
     return explain(
         f"{new:.2f}",
-        f"{need_why.en}. ({_gib(need_b)} + {_gib(GRAPH_MARGIN_BYTES)} margin) / {_gib(total_b)} per GPU ({basis}) = {drop:.2f}; "
-        f"{util_why.en} - {drop:.2f} = {new:.2f}.",
-        f"{need_why.zh}。({_gib(need_b)} + {_gib(GRAPH_MARGIN_BYTES)} 余量) / 单卡 {_gib(total_b)}（{basis}）= {drop:.2f}；"
-        f"{util_why.zh} - {drop:.2f} = {new:.2f}。",
+        said("calc.graphs.gpu_util", need_why=need_why, need=_gib(need_b), margin=_gib(GRAPH_MARGIN_BYTES),
+             total=_gib(total_b), source=basis, drop=drop, util=util_why, new=new),
         util_names + need_names + (total_name,),
     )
 
 
 @calc(
     "cudagraph_kv_cache_bytes",
-    Text("A KV cache size that leaves room for the CUDA graphs", "为 CUDA graph 留出空间的 KV cache 大小"),
+    msg("calc.graphs.kv_cache_bytes.title"),
     "<BYTES>",
 )
 def _cudagraph_kv_cache_bytes(facts: FactSet) -> Computed | None:
@@ -188,9 +166,7 @@ def _cudagraph_kv_cache_bytes(facts: FactSet) -> Computed | None:
     basis = origin(facts, "kv_cache_gib")
     return explain(
         new,
-        f"the failing run gave the KV cache {_gib(kv_b)} ({basis}); {need_why.en}; "
-        f"{_gib(kv_b)} - {_gib(need_b)} - {_gib(GRAPH_MARGIN_BYTES)} margin = {new:,} bytes ({_gib(new)}).",
-        f"失败的那次运行给 KV cache 分配了 {_gib(kv_b)}（{basis}）；{need_why.zh}；"
-        f"{_gib(kv_b)} - {_gib(need_b)} - {_gib(GRAPH_MARGIN_BYTES)} 余量 = {new:,} 字节（{_gib(new)}）。",
+        said("calc.graphs.kv_cache_bytes", kv=_gib(kv_b), source=basis, need_why=need_why, need=_gib(need_b),
+             margin=_gib(GRAPH_MARGIN_BYTES), bytes=new, gib=_gib(new)),
         ("kv_cache_gib", *need_names),
     )

@@ -10,15 +10,20 @@ from __future__ import annotations
 import math
 
 from ...facts.model import FactSet
-from ...i18n import Text
+from ...i18n import msg
 from ...text.units import GIB
-from ..numbers import Computed, calc, explain, floor2, num, src, total_gib
+from ..numbers import Computed, calc, explain, floor2, num, said, src, total_gib
 from .readings import current_util
 
+SWAP_SHARE = 0.3
+"""Share of host RAM offered as swap space: under the 40 % at which V0 warns and the 70 % it refuses."""
+
+SWAP_WARN = 0.4
+SWAP_REFUSE = 0.7
 
 @calc(
     "swap_space_fit",
-    Text("CPU swap space per GPU that V0's start-up check accepts", "V0 启动检查接受的每卡 CPU swap space"),
+    msg("calc.host.swap_space.title"),
     "<GIB>",
 )
 def swap_space_fit(facts: FactSet) -> Computed | None:
@@ -28,22 +33,18 @@ def swap_space_fit(facts: FactSet) -> Computed | None:
         return None
     gpus = int(num(facts, "tp") or 1)
     gib = host / GIB
-    val = math.floor(gib * 0.3 / gpus)
+    val = math.floor(gib * SWAP_SHARE / gpus)
     return explain(
         val,
-        f"host RAM is {gib:.0f} GiB ({src(facts, 'host_mem_total_bytes')}) for {gpus} GPU worker(s) (TP); "
-        f"30% of it split over them is {val} GiB each ({val} x {gpus} = {val * gpus} GiB in all), under the 40% "
-        "warning and the 70% refusal that vLLM applies to swap_space x TP.",
-        f"主机内存 {gib:.0f} GiB（{src(facts, 'host_mem_total_bytes')}），{gpus} 个 GPU worker（TP）；"
-        f"取其 30% 平分后每个 worker {val} GiB（{val} x {gpus} = 共 {val * gpus} GiB），低于 vLLM 对 swap_space x TP "
-        "设定的 40% 警告线和 70% 拒绝线。",
+        said("calc.host.swap_space", host=gib, source=src(facts, "host_mem_total_bytes"), gpus=gpus, share=SWAP_SHARE,
+             val=val, all=val * gpus, warn=SWAP_WARN, refuse=SWAP_REFUSE),
         ("host_mem_total_bytes", "tp"),
     )
 
 
 @calc(
     "kv_offloading_fit",
-    Text("Host RAM for KV offloading that leaves the machine room", "给 KV offloading 且不挤占主机的内存量"),
+    msg("calc.host.kv_offloading.title"),
     "<GIB>",
 )
 def kv_offloading_fit(facts: FactSet) -> Computed | None:
@@ -55,8 +56,7 @@ def kv_offloading_fit(facts: FactSet) -> Computed | None:
         return None
     return explain(
         val,
-        f"{avail / GIB:.0f} GiB of host RAM is available ({src(facts, 'host_mem_available_bytes')}); half of it is {val} GiB.",
-        f"主机可用内存 {avail / GIB:.0f} GiB（{src(facts, 'host_mem_available_bytes')}）；取一半为 {val} GiB。",
+        said("calc.host.kv_offloading", avail=avail / GIB, source=src(facts, "host_mem_available_bytes"), val=val),
         ("host_mem_available_bytes",),
     )
 
@@ -67,7 +67,7 @@ UNIFIED_HOST_RESERVE_GIB = 16.0
 
 @calc(
     "gpu_util_unified_memory",
-    Text("Utilization that leaves the host its RAM on unified-memory machines", "统一内存机器上为主机留出内存的利用率"),
+    msg("calc.host.unified.title"),
     "<FRACTION>",
 )
 def gpu_util_unified_memory(facts: FactSet) -> Computed | None:
@@ -86,9 +86,7 @@ def gpu_util_unified_memory(facts: FactSet) -> Computed | None:
     names = (total[1], "host_mem_total_bytes")
     return explain(
         f"{util:.2f}",
-        f"the GPU reports {total[0]:.2f} GiB and the host {host_gib:.2f} GiB ({src(facts, *names)}): one shared pool. "
-        f"Leaving {keep:.1f} GiB to the system: ({total[0]:.2f} - {keep:.1f}) / {total[0]:.2f} = {util:.2f} (now {cur}, {basis}).",
-        f"GPU 报告 {total[0]:.2f} GiB，主机 {host_gib:.2f} GiB（{src(facts, *names)}）：两者是同一块内存。"
-        f"为系统保留 {keep:.1f} GiB：({total[0]:.2f} - {keep:.1f}) / {total[0]:.2f} = {util:.2f}（当前为 {cur}，{basis}）。",
+        said("calc.host.unified", total=total[0], host=host_gib, source=src(facts, *names), keep=keep, util=util,
+             cur=cur, basis=basis),
         names,
     )

@@ -10,9 +10,9 @@ GPU); those are pasted as printed.
 from __future__ import annotations
 
 from ...facts.model import FactSet
-from ...i18n import Text
+from ...i18n import Text, msg
 from ...text.units import GIB
-from ..numbers import Computed, calc, explain, floor_to, num, src
+from ..numbers import Computed, calc, explain, floor_to, num, said, src
 
 
 def round_len(tokens: float) -> int:
@@ -24,7 +24,7 @@ def round_len(tokens: float) -> int:
 
 @calc(
     "max_model_len_fit",
-    Text("A context length whose KV cache fits", "KV cache 放得下的上下文长度"),
+    msg("calc.kv.max_model_len.title"),
     "<MAX_MODEL_LEN>",
 )
 def max_model_len_fit(facts: FactSet) -> Computed | None:
@@ -34,8 +34,7 @@ def max_model_len_fit(facts: FactSet) -> Computed | None:
         val = round_len(est)
         return explain(
             val,
-            f"vLLM estimated that {int(est):,} tokens fit ({src(facts, 'estimated_max_model_len')}); rounded down to {val:,}.",
-            f"vLLM 估算可容纳 {int(est):,} 个 token（{src(facts, 'estimated_max_model_len')}），向下取整为 {val:,}。",
+            said("calc.kv.estimated", est=int(est), source=src(facts, "estimated_max_model_len"), val=val),
             ("estimated_max_model_len",),
         )
     planned = _planned_len(facts)
@@ -48,12 +47,8 @@ def max_model_len_fit(facts: FactSet) -> Computed | None:
         names = ("max_model_len", "kv_needed_gib", "kv_cache_gib")
         return explain(
             val,
-            f"{int(mml):,} tokens need {need:.2f} GiB but {have:.2f} GiB is available ({src(facts, *names)}); "
-            f"{int(mml):,} x {have:.2f} / {need:.2f} = {int(raw):,}, rounded down to {val:,}. "
-            "Exact for full attention; models with sliding-window layers fit somewhat more.",
-            f"{int(mml):,} 个 token 需要 {need:.2f} GiB，但可用只有 {have:.2f} GiB（{src(facts, *names)}）；"
-            f"{int(mml):,} x {have:.2f} / {need:.2f} = {int(raw):,}，向下取整为 {val:,}。"
-            "对全注意力模型是精确值；含滑动窗口层的模型实际能放下更多。",
+            said("calc.kv.proportional", mml=int(mml), need=need, have=have, source=src(facts, *names), raw=int(raw),
+                 val=val),
             names,
         )
     tokens = num(facts, "kv_cache_tokens")
@@ -61,8 +56,7 @@ def max_model_len_fit(facts: FactSet) -> Computed | None:
         val = round_len(tokens)
         return explain(
             val,
-            f"the KV cache holds {int(tokens):,} tokens ({src(facts, 'kv_cache_tokens')}); one request of {val:,} tokens fits.",
-            f"KV cache 可容纳 {int(tokens):,} 个 token（{src(facts, 'kv_cache_tokens')}），单个 {val:,} token 的请求放得下。",
+            said("calc.kv.cache_tokens", tokens=int(tokens), source=src(facts, "kv_cache_tokens"), val=val),
             ("kv_cache_tokens",),
         )
     return None
@@ -77,44 +71,37 @@ def _planned_len(facts: FactSet) -> Computed | None:
         return None
     val = round_len(p.value)
     names = p.inputs
-    return explain(
-        val,
-        f"{p.how} ({src(facts, *names)}); rounded down to {val:,}.",
-        f"按 vLLM 的启动检查（块与层分组由规划器计算），{facts.value('kv_cache_gib')} GiB KV cache 最多容纳 "
-        f"{p.value:,} 个 token（{src(facts, *names)}）；向下取整为 {val:,}。",
-        names,
-    )
+    # The planner words its reason in English with the model and the release; Chinese reads the catalogue's.
+    how = Text(p.how, said("calc.kv.planned_how", kv=facts.value("kv_cache_gib"), tokens=p.value).zh)
+    return explain(val, said("calc.kv.planned", how=how, source=src(facts, *names), val=val), names)
 
 
 # --- the KV cache size vLLM itself suggests (0.10.2+) ------------------------------------------------
 
 
-def _bytes_calc(facts: FactSet, name: str, en: str, zh: str) -> Computed | None:
+def _bytes_calc(facts: FactSet, name: str, full: bool) -> Computed | None:
     b = num(facts, name)
     if not b or b <= 0:
         # A start whose charges exceed the budget prints a negative "fit" figure: nothing to paste.
         return None
-    return explain(
-        int(b),
-        f"vLLM's own start-up message suggests {int(b):,} bytes ({b / GIB:.2f} GiB) {en} ({src(facts, name)}).",
-        f"vLLM 启动日志建议 {int(b):,} 字节（{b / GIB:.2f} GiB）{zh}（{src(facts, name)}）。",
-        (name,),
-    )
+    fields = {"bytes": int(b), "gib": b / GIB, "source": src(facts, name)}
+    why = said("calc.kv.suggested_full", **fields) if full else said("calc.kv.suggested_fit", **fields)
+    return explain(int(b), why, (name,))
 
 
 @calc(
     "kv_cache_memory_bytes",
-    Text("KV cache size vLLM itself suggests", "vLLM 自己建议的 KV cache 大小"),
+    msg("calc.kv.memory_bytes.title"),
     "<BYTES>",
 )
 def kv_cache_memory_bytes(facts: FactSet) -> Computed | None:
-    return _bytes_calc(facts, "suggested_kv_cache_bytes", "to fit into the requested memory", "以符合申请的显存")
+    return _bytes_calc(facts, "suggested_kv_cache_bytes", full=False)
 
 
 @calc(
     "kv_cache_memory_bytes_full",
-    Text("KV cache size that fills the GPU, as vLLM suggests", "vLLM 建议的占满显存的 KV cache 大小"),
+    msg("calc.kv.memory_bytes_full.title"),
     "<BYTES>",
 )
 def kv_cache_memory_bytes_full(facts: FactSet) -> Computed | None:
-    return _bytes_calc(facts, "suggested_kv_cache_full_bytes", "to use the whole GPU", "以占满整张卡")
+    return _bytes_calc(facts, "suggested_kv_cache_full_bytes", full=True)

@@ -10,8 +10,8 @@ so the memory per block is at most ``Available KV cache memory / blocks``: scali
 from __future__ import annotations
 
 from ...facts.model import FactSet
-from ...i18n import Text
-from ..numbers import Computed, calc, explain, total_gib
+from ...i18n import msg
+from ..numbers import Computed, calc, explain, said, total_gib
 from ..numbers import as_int as _int
 from ..numbers import num as _num
 from ..numbers import src as _src
@@ -23,7 +23,7 @@ ROUNDING_GIB = 0.05
 
 @calc(
     "mamba_max_num_seqs",
-    Text("The most sequences the Mamba cache blocks can hold", "Mamba cache 块能容纳的最多序列数"),
+    msg("calc.mamba.max_num_seqs.title"),
     "<MAX_NUM_SEQS>",
 )
 def mamba_max_num_seqs(facts: FactSet) -> Computed | None:
@@ -32,21 +32,15 @@ def mamba_max_num_seqs(facts: FactSet) -> Computed | None:
     if not blocks or blocks < 1:
         return None
     seqs = _int(facts, "max_num_seqs")
-    now_en = f"; max_num_seqs is {seqs} now" if seqs else ""
-    now_zh = f"；当前 max_num_seqs 为 {seqs}" if seqs else ""
-    return explain(
-        blocks,
-        f"the KV budget holds {blocks} Mamba cache blocks ({_src(facts, 'mamba_cache_blocks')}){now_en}; "
-        f"vLLM starts when max_num_seqs <= {blocks}.",
-        f"KV 预算可容纳 {blocks} 个 Mamba cache 块（{_src(facts, 'mamba_cache_blocks')}）{now_zh}；"
-        f"max_num_seqs <= {blocks} 时 vLLM 即可启动。",
-        ("mamba_cache_blocks", "max_num_seqs"),
-    )
+    source = _src(facts, "mamba_cache_blocks")
+    why = (said("calc.mamba.max_num_seqs_now", blocks=blocks, source=source, seqs=seqs) if seqs
+           else said("calc.mamba.max_num_seqs", blocks=blocks, source=source))
+    return explain(blocks, why, ("mamba_cache_blocks", "max_num_seqs"))
 
 
 @calc(
     "gpu_util_for_mamba_blocks",
-    Text("The utilization that gives every sequence a Mamba cache block", "让每个序列都有一个 Mamba cache 块的利用率"),
+    msg("calc.mamba.gpu_util.title"),
     "<FRACTION>",
 )
 def gpu_util_for_mamba_blocks(facts: FactSet) -> Computed | None:
@@ -60,15 +54,11 @@ def gpu_util_for_mamba_blocks(facts: FactSet) -> Computed | None:
     raised = raised_util(facts, cur, missing + ROUNDING_GIB, total[0])
     if raised is None:
         return None
-    new, cap_en, cap_zh = raised
+    new, cap_why = raised
     names = ("max_num_seqs", "mamba_cache_blocks", "kv_cache_gib", total[1])
     return explain(
         f"{new:.2f}",
-        f"{blocks} blocks in {kv:.2f} GiB, {seqs} wanted ({_src(facts, *names)}): the KV cache lacks "
-        f"{kv:.2f} x ({seqs}/{blocks} - 1) = {missing:.2f} GiB; utilization is {cur} ({basis}); "
-        f"{cur} + ({missing:.2f} + {ROUNDING_GIB}) / {total[0]:.2f} = {new:.2f}; {cap_en}.",
-        f"{kv:.2f} GiB 中有 {blocks} 个块，需要 {seqs} 个（{_src(facts, *names)}）：KV cache 还差 "
-        f"{kv:.2f} x ({seqs}/{blocks} - 1) = {missing:.2f} GiB；当前利用率 {cur}（{basis}）；"
-        f"{cur} + ({missing:.2f} + {ROUNDING_GIB}) / {total[0]:.2f} = {new:.2f}；{cap_zh}。",
+        said("calc.mamba.gpu_util", blocks=blocks, kv=kv, seqs=seqs, source=_src(facts, *names), missing=missing,
+             cur=cur, basis=basis, rounding=ROUNDING_GIB, total=total[0], new=new, cap=cap_why),
         names,
     )

@@ -20,6 +20,7 @@ from ..numbers import (
     floor2,
     num,
     origin,
+    said,
     src,
 )
 
@@ -74,11 +75,9 @@ def util_clause(facts: FactSet) -> tuple[float, Text, tuple[str, ...]]:
     util = num(facts, "gpu_memory_utilization")
     if util:
         basis = origin(facts, "gpu_memory_utilization")
-        return util, Text(f"gpu_memory_utilization = {util} ({basis})", f"gpu_memory_utilization = {util}（{basis}）"), (
-            "gpu_memory_utilization",
-        )
+        return util, said("calc.readings.setting", name="gpu_memory_utilization", value=util, source=basis), ("gpu_memory_utilization",)
     util, why = default_gpu_memory_utilization(facts)
-    return util, Text(f"gpu_memory_utilization = {util} ({why})", f"gpu_memory_utilization = {util}（{why}）"), ("vllm_version",)
+    return util, said("calc.readings.setting", name="gpu_memory_utilization", value=util, source=why), ("vllm_version",)
 
 
 def current_max_num_seqs(facts: FactSet) -> tuple[int, str]:
@@ -94,9 +93,9 @@ def seqs_clause(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
     n = num(facts, "max_num_seqs")
     if n:
         basis = origin(facts, "max_num_seqs")
-        return int(n), Text(f"max_num_seqs = {int(n)} ({basis})", f"max_num_seqs = {int(n)}（{basis}）"), ("max_num_seqs",)
+        return int(n), said("calc.readings.setting", name="max_num_seqs", value=int(n), source=basis), ("max_num_seqs",)
     n_default, why = default_max_num_seqs(facts)
-    return n_default, Text(f"max_num_seqs = {n_default} ({why})", f"max_num_seqs = {n_default}（{why}）"), ()
+    return n_default, said("calc.readings.setting", name="max_num_seqs", value=n_default, source=why), ()
 
 
 def runs_v0(facts: FactSet) -> bool:
@@ -108,23 +107,19 @@ def runs_v0(facts: FactSet) -> bool:
     return v is not None and v < Version.parse("0.8.0")
 
 
-def util_cap(facts: FactSet, total: float) -> tuple[float, str, str]:
-    """The highest utilization that passes vLLM's start-up check, with the reason in English and Chinese."""
+def util_cap(facts: FactSet, total: float) -> tuple[float, Text]:
+    """The highest utilization that passes vLLM's start-up check, with the reason."""
     free = free_gib(facts)
     if free is None:
-        return UTIL_CEILING, f"at most {UTIL_CEILING}", f"最多 {UTIL_CEILING}"
+        return UTIL_CEILING, said("calc.readings.cap_ceiling", cap=UTIL_CEILING)
     cap = min(UTIL_CEILING, floor2((free[0] - STARTUP_MARGIN_GIB) / total))
-    return (
-        cap,
-        f"{free[0]:.2f} GiB was free ({src(facts, free[1])}), so at most {cap:.2f}",
-        f"空闲 {free[0]:.2f} GiB（{src(facts, free[1])}），因此最多 {cap:.2f}",
-    )
+    return cap, said("calc.readings.cap_free", free=free[0], source=src(facts, free[1]), cap=cap)
 
 
-def raised_util(facts: FactSet, cur: float, missing_gib: float, total: float) -> tuple[float, str, str] | None:
+def raised_util(facts: FactSet, cur: float, missing_gib: float, total: float) -> tuple[float, Text] | None:
     """``cur + missing / total`` rounded up to 0.01, with the cap's reason; None above the cap."""
     new = ceil2(cur + missing_gib / total)
-    cap, cap_en, cap_zh = util_cap(facts, total)
+    cap, cap_why = util_cap(facts, total)
     if new > cap:
         return None
-    return new, cap_en, cap_zh
+    return new, cap_why

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 
 from ...facts.model import FactSet
-from ...i18n import Text
+from ...i18n import Text, msg
 from ...text.units import GIB
 from ...text.units import gib as _gib
 from ...text.units import mib as _mib
@@ -36,6 +36,7 @@ from ..numbers import (
     explain,
     half_pow2,
     pow2_floor,
+    said,
 )
 from ..numbers import as_int as _int
 from ..numbers import origin as _origin
@@ -69,6 +70,12 @@ INDEX_BYTES = 8
 
 MIN_UTIL = 0.10
 """No utilization below this is offered: the model itself would not fit."""
+
+UTIL_MARGIN_GIB = 0.5
+"""Given back on top of the warm-up's shortfall, for what else allocates next to it."""
+
+UTIL_STEP = 0.05
+"""Given back when the OOM message's figures are missing."""
 
 FAMILY_VOCAB: dict[str, int] = {
     "deepseek_v3": 163840,
@@ -112,9 +119,7 @@ def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
     n = _int(facts, "sampler_dummy_requests")
     if n:
         basis = _src(facts, "sampler_dummy_requests")
-        return n, Text(f"the warm-up ran {n} dummy requests ({basis})", f"预热使用了 {n} 个虚拟请求（{basis}）"), (
-            "sampler_dummy_requests",
-        )
+        return n, said("calc.sampler.ran", n=n, source=basis), ("sampler_dummy_requests",)
     seqs, seqs_why, _ = seqs_clause(facts)
     tokens = _int(facts, "max_num_batched_tokens") or (default_max_num_batched_tokens(facts) or (2048, ""))[0]
     if facts.value("model_runner") == "v2":
@@ -124,23 +129,11 @@ def warmup_requests(facts: FactSet) -> tuple[int, Text, tuple[str, ...]]:
         n = max(1, min(seqs, tokens // per))
         return (
             n,
-            Text(
-                f"model runner V2's warm-up samples min({seqs_why.en}, "
-                f"max_num_batched_tokens = {tokens} // {per}) = {n} requests",
-                f"Model Runner V2 的预热采样 min({seqs_why.zh}，"
-                f"max_num_batched_tokens = {tokens} // {per}) = {n} 个请求",
-            ),
+            said("calc.sampler.runs_v2", seqs_why=seqs_why, tokens=tokens, per=per, n=n),
             ("max_num_seqs", "max_num_batched_tokens", "model_runner"),
         )
     n = min(seqs, tokens)
-    return (
-        n,
-        Text(
-            f"the warm-up runs min({seqs_why.en}, max_num_batched_tokens = {tokens}) = {n} dummy requests",
-            f"预热运行 min({seqs_why.zh}，max_num_batched_tokens = {tokens}) = {n} 个虚拟请求",
-        ),
-        ("max_num_seqs", "max_num_batched_tokens"),
-    )
+    return n, said("calc.sampler.runs", seqs_why=seqs_why, tokens=tokens, n=n), ("max_num_seqs", "max_num_batched_tokens")
 
 
 def vocabulary(facts: FactSet) -> tuple[int, Text] | None:
@@ -148,14 +141,11 @@ def vocabulary(facts: FactSet) -> tuple[int, Text] | None:
     v = _int(facts, "vocab_size")
     if v:
         s = _src(facts, "vocab_size")
-        return v, Text(f"vocabulary {v:,} ({s})", f"词表 {v:,}（{s}）")
+        return v, said("calc.sampler.vocab", vocab=v, source=s)
     family = facts.value("model_family")
     if family in FAMILY_VOCAB:
         v = FAMILY_VOCAB[str(family)]
-        return v, Text(
-            f"vocabulary about {v:,}, typical of the {family} family (set vocab_size for this model's own)",
-            f"词表约 {v:,}，为 {family} 系列的常见值（可用 vocab_size 给出本模型的实际值）",
-        )
+        return v, said("calc.sampler.vocab_family", vocab=v, family=family)
     return None
 
 
@@ -177,24 +167,12 @@ def warmup_peak_bytes(facts: FactSet, requests: int) -> tuple[int, Text] | None:
     vocab, vocab_why = voc
     rows = rows_per_request(facts)
     peak = requests * rows * vocab * BYTES_PER_ELEMENT
-    rows_en = f" x {rows} rows (1 + num_speculative_tokens, as a full batch verifies them)" if rows > 1 else ""
-    rows_zh = f" x {rows} 行（1 + num_speculative_tokens，满批次验证时的行数）" if rows > 1 else ""
     if flashinfer_samples(facts):
-        where = _origin(facts, "sampler_flashinfer")
-        vocab_why = Text(
-            f"{vocab_why.en}; an upper bound, as the log says FlashInfer samples top-k/top-p ({where}), "
-            "which does not sort",
-            f"{vocab_why.zh}；这是上限，因为日志表明由 FlashInfer 执行 top-k/top-p 采样（{where}），不做排序",
-        )
+        vocab_why = said("calc.sampler.bound_flashinfer", vocab_why=vocab_why, source=_origin(facts, "sampler_flashinfer"))
     elif not sorts_every_row(facts):
-        vocab_why = Text(
-            f"{vocab_why.en}; an upper bound, as from 0.17.0 the top-k/top-p kernel does not sort",
-            f"{vocab_why.zh}；这是上限，因为 0.17.0 起 top-k/top-p kernel 不再排序",
-        )
-    return peak, Text(
-        f"{requests}{rows_en} x {vocab:,} x {BYTES_PER_ELEMENT} B = {_gib(peak)} ({vocab_why.en})",
-        f"{requests}{rows_zh} x {vocab:,} x {BYTES_PER_ELEMENT} B = {_gib(peak)}（{vocab_why.zh}）",
-    )
+        vocab_why = said("calc.sampler.bound_kernel", vocab_why=vocab_why)
+    fields = {"requests": requests, "vocab": vocab, "bytes": BYTES_PER_ELEMENT, "peak": _gib(peak), "vocab_why": vocab_why}
+    return peak, said("calc.sampler.peak_rows", rows=rows, **fields) if rows > 1 else said("calc.sampler.peak", **fields)
 
 
 def held_by_the_warmup(facts: FactSet, requests: int) -> tuple[int, Text] | None:
@@ -212,13 +190,8 @@ def held_by_the_warmup(facts: FactSet, requests: int) -> tuple[int, Text] | None
     if abs(asked - elements * INDEX_BYTES) > 0.05 * elements * INDEX_BYTES:
         return None
     held = elements * HELD_BEFORE_SORT_ORDER
-    return held, Text(
-        f"the {_mib(asked)} that failed is the sort's int64 order ({requests} x {voc[0]:,} x {INDEX_BYTES} B), so the warm-up "
-        f"already held its logits and their float32 copy ({HELD_BEFORE_SORT_ORDER} B per element, {_mib(held)}), "
-        "which count as room for the warm-up",
-        f"失败的 {_mib(asked)} 正是排序的 int64 下标（{requests} x {voc[0]:,} x {INDEX_BYTES} B），因此预热当时已占着 logits 及"
-        f"其 float32 副本（每项 {HELD_BEFORE_SORT_ORDER} B，共 {_mib(held)}），这些也算作预热可用的空间",
-    )
+    return held, said("calc.sampler.held", asked=_mib(asked), requests=requests, vocab=voc[0], index=INDEX_BYTES,
+                      per=HELD_BEFORE_SORT_ORDER, held=_mib(held))
 
 
 # --- the calculations ------------------------------------------------------------------------------
@@ -226,7 +199,7 @@ def held_by_the_warmup(facts: FactSet, requests: int) -> tuple[int, Text] | None
 
 @calc(
     "sampler_max_num_seqs",
-    Text("A max_num_seqs whose sampler warm-up fits in the memory left", "sampler 预热放得下的 max_num_seqs"),
+    msg("calc.sampler.max_num_seqs.title"),
     "<N>",
 )
 def sampler_max_num_seqs(facts: FactSet) -> Computed | None:
@@ -243,44 +216,25 @@ def sampler_max_num_seqs(facts: FactSet) -> Computed | None:
         per_request = rows_per_request(facts) * vocab * BYTES_PER_ELEMENT
         held = held_by_the_warmup(facts, n)
         room = free + (held[0] if held else 0)
-        held_en = f"; {held[1].en}" if held else ""
-        held_zh = f"；{held[1].zh}" if held else ""
         fit = int(room * SAFETY // per_request)
         if fit < n:
             new = max(1, pow2_floor(fit)) if fit >= 1 else 1
-            small_en = (
-                f" That is below {MIN_USEFUL_SEQS}: lower --gpu-memory-utilization instead, or as well."
-                if new < MIN_USEFUL_SEQS
-                else ""
-            )
-            small_zh = (
-                f" 低于 {MIN_USEFUL_SEQS}：应改为（或同时）降低 --gpu-memory-utilization。" if new < MIN_USEFUL_SEQS else ""
-            )
-            return explain(
-                new,
-                f"{n_why.en}; each request costs {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
-                f"{_mib(per_request)} ({vocab_why.en}); {_mib(free)} was free at the OOM ({_src(facts, 'oom_free_bytes')})"
-                f"{held_en}; {SAFETY:.0%} of {_mib(room)} holds {fit} requests, {new} as a power of two.{small_en}",
-                f"{n_why.zh}；每个请求需要 {rows_per_request(facts)} x {vocab:,} x {BYTES_PER_ELEMENT} B = "
-                f"{_mib(per_request)}（{vocab_why.zh}）；OOM 时空闲 {_mib(free)}（{_src(facts, 'oom_free_bytes')}）"
-                f"{held_zh}；{_mib(room)} 的 {SAFETY:.0%} 可容纳 {fit} 个请求，取 2 的幂为 {new}。{small_zh}",
-                (*n_inputs, "oom_free_bytes", "vocab_size") + (("oom_requested_bytes",) if held else ()),
-            )
+            fields = {"n_why": n_why, "rows": rows_per_request(facts), "vocab": vocab, "bytes": BYTES_PER_ELEMENT,
+                      "per_request": _mib(per_request), "vocab_why": vocab_why, "free": _mib(free),
+                      "source": _src(facts, "oom_free_bytes"), "safety": SAFETY, "room": _mib(room), "fit": fit,
+                      "new": new}
+            why = said("calc.sampler.fit_held", held=held[1], **fields) if held else said("calc.sampler.fit", **fields)
+            if new < MIN_USEFUL_SEQS:
+                small = said("calc.sampler.fit_small", least=MIN_USEFUL_SEQS)
+                why = Text(f"{why.en} {small.en}", f"{why.zh} {small.zh}")
+            return explain(new, why, (*n_inputs, "oom_free_bytes", "vocab_size") + (("oom_requested_bytes",) if held else ()))
     new = half_pow2(n)
-    return explain(
-        new,
-        f"{n_why.en}; the sampler's memory is proportional to that count, so half of it as a power of two is {new}.",
-        f"{n_why.zh}；sampler 的显存与该数量成正比，减半并取 2 的幂为 {new}。",
-        n_inputs,
-    )
+    return explain(new, said("calc.sampler.halved", n_why=n_why, new=new), n_inputs)
 
 
 @calc(
     "sampler_halved_max_num_seqs",
-    Text(
-        "A halved max_num_seqs for a sampler warm-up that ran after the KV cache was sized",
-        "KV cache 定好大小之后才运行的 sampler 预热所用的减半 max_num_seqs",
-    ),
+    msg("calc.sampler.halved_max_num_seqs.title"),
     "<N>",
 )
 def sampler_halved_max_num_seqs(facts: FactSet) -> Computed | None:
@@ -294,20 +248,12 @@ def sampler_halved_max_num_seqs(facts: FactSet) -> Computed | None:
     """
     n, n_why, n_inputs = warmup_requests(facts)
     new = half_pow2(n)
-    return explain(
-        new,
-        f"{n_why.en}; half of it as a power of two is {new}. The profiling run samples the same number of requests, "
-        "so the KV cache grows by about what this saves: it helps mainly through fewer CUDA graph sizes (0.10.0+, "
-        "below 256 sequences), so lower --gpu-memory-utilization first.",
-        f"{n_why.zh}；减半并取 2 的幂为 {new}。显存分析阶段采样的请求数与此相同，因此省下的显存大致会被 KV cache 吃回去："
-        "它主要通过减少 CUDA graph 尺寸起作用（0.10.0 起，且低于 256 个序列时），所以应先降低 --gpu-memory-utilization。",
-        n_inputs,
-    )
+    return explain(new, said("calc.sampler.halved_profiled", n_why=n_why, new=new), n_inputs)
 
 
 @calc(
     "halved_max_num_seqs",
-    Text("max_num_seqs halved", "减半后的 max_num_seqs"),
+    msg("calc.sampler.halved_seqs.title"),
     "<N>",
 )
 def halved_max_num_seqs(facts: FactSet) -> Computed | None:
@@ -315,20 +261,12 @@ def halved_max_num_seqs(facts: FactSet) -> Computed | None:
     max_num_seqs dummy sequences (the V0 engine) and have no per-request byte model of their own."""
     seqs, seqs_why, _ = seqs_clause(facts)
     new = half_pow2(seqs)
-    return explain(
-        new,
-        f"{seqs_why.en}; half of it as a power of two is {new}.",
-        f"{seqs_why.zh}；减半并取 2 的幂为 {new}。",
-        ("max_num_seqs",),
-    )
+    return explain(new, said("calc.sampler.halved_seqs", seqs_why=seqs_why, new=new), ("max_num_seqs",))
 
 
 @calc(
     "sampler_gpu_util",
-    Text(
-        "gpu_memory_utilization lowered enough to leave room for the sampler warm-up",
-        "为 sampler 预热留出空间而降低的 gpu_memory_utilization",
-    ),
+    msg("calc.sampler.gpu_util.title"),
     "<FRACTION>",
 )
 def sampler_gpu_util(facts: FactSet) -> Computed | None:
@@ -347,7 +285,7 @@ def sampler_gpu_util(facts: FactSet) -> Computed | None:
     n, n_why, _ = warmup_requests(facts)
     free = _int(facts, "oom_free_bytes")
     requested = _int(facts, "oom_requested_bytes")
-    margin = GIB // 2
+    margin = int(UTIL_MARGIN_GIB * GIB)
     if total:
         peak = warmup_peak_bytes(facts, n)
         if not sorts_every_row(facts) and requested is not None:
@@ -356,15 +294,12 @@ def sampler_gpu_util(facts: FactSet) -> Computed | None:
             held = held_by_the_warmup(facts, n)
             room = free + (held[0] if held else 0)
             need = max(0, peak[0] - room) + margin
-            basis_en = f"{n_why.en}; its peak is {peak[1].en}; {_gib(free)} was free at the OOM"
-            basis_zh = f"{n_why.zh}；其峰值为 {peak[1].zh}；OOM 时空闲 {_gib(free)}"
-            if held:
-                basis_en += f"; {held[1].en}, so the room was {_gib(room)}"
-                basis_zh += f"；{held[1].zh}，因此可用空间为 {_gib(room)}"
+            basis = (said("calc.sampler.basis_peak_held", n_why=n_why, peak=peak[1], free=_gib(free), held=held[1],
+                          room=_gib(room)) if held
+                     else said("calc.sampler.basis_peak", n_why=n_why, peak=peak[1], free=_gib(free)))
         elif requested is not None and free is not None:
             need = max(0, requested - free) + margin
-            basis_en = f"the failed allocation asked for {_gib(requested)} with {_gib(free)} free"
-            basis_zh = f"失败的分配申请 {_gib(requested)}，空闲 {_gib(free)}"
+            basis = said("calc.sampler.basis_request", requested=_gib(requested), free=_gib(free))
         else:
             need = None
         if need is not None:
@@ -374,16 +309,15 @@ def sampler_gpu_util(facts: FactSet) -> Computed | None:
                 return None
             return explain(
                 f"{new:.2f}",
-                f"{basis_en}; (shortfall + 0.5 GiB) / {_gib(total)} = {drop:.2f}; {util} ({util_why}) - {drop:.2f} = {new:.2f}.",
-                f"{basis_zh}；（缺口 + 0.5 GiB）/ {_gib(total)} = {drop:.2f}；{util}（{util_why}）- {drop:.2f} = {new:.2f}。",
+                said("calc.sampler.gpu_util", basis=basis, margin=f"{UTIL_MARGIN_GIB:g} GiB", total=_gib(total),
+                     drop=drop, util=util, util_source=util_why, new=new),
                 ("gpu_memory_utilization", "oom_total_bytes", "oom_free_bytes"),
             )
-    new = round(util - 0.05, 2)
+    new = round(util - UTIL_STEP, 2)
     if new <= MIN_UTIL:
         return None
     return explain(
         f"{new:.2f}",
-        f"now {util} ({util_why}); without the OOM's figures, give back 0.05 of the GPU: {new:.2f}.",
-        f"当前为 {util}（{util_why}）；缺少 OOM 报错中的数字，先让出 0.05 的显存：{new:.2f}。",
+        said("calc.sampler.gpu_util_step", util=util, util_source=util_why, step=UTIL_STEP, new=new),
         ("gpu_memory_utilization",),
     )

@@ -11,9 +11,9 @@ the weights do not, so a step that would leave no room for a KV cache is refused
 from __future__ import annotations
 
 from ...facts.model import FactSet
-from ...i18n import Text
+from ...i18n import Text, msg
 from ...text.units import GIB
-from ..numbers import Computed, calc, explain, total_gib
+from ..numbers import Computed, calc, explain, said, total_gib
 from ..numbers import num as _num
 from ..numbers import src as _src
 
@@ -28,19 +28,18 @@ KEEP_KV = 0.5
 would leave too little to decode a batch of rollouts."""
 
 
-def _freed(facts: FactSet) -> tuple[str, str]:
-    """What the last sleep freed, as a clause of the explanation (empty when the log lacks it)."""
+def _with_freed(facts: FactSet, why: Text) -> Text:
+    """The explanation followed by what the last sleep freed, a sentence of its own (when the log says)."""
     freed = _num(facts, "sleep_freed_gib")
     if freed is None:
-        return "", ""
-    s = _src(facts, "sleep_freed_gib")
-    return (f" vLLM's last sleep freed {freed:.2f} GiB ({s}), which wake_up() maps back in one go.",
-            f" vLLM 上一次休眠释放了 {freed:.2f} GiB（{s}），wake_up() 会一次性把它们映射回来。")
+        return why
+    more = said("calc.sleep.freed", freed=freed, source=_src(facts, "sleep_freed_gib"))
+    return Text(f"{why.en} {more.en}", f"{why.zh} {more.zh}")
 
 
 @calc(
     "sleep_gpu_util",
-    Text("gpu_memory_utilization that hands the trainer room at wake-up", "在唤醒时为训练进程让出空间的 gpu_memory_utilization"),
+    msg("calc.sleep.gpu_util.title"),
     "<FRACTION>",
 )
 def sleep_gpu_util(facts: FactSet) -> Computed | None:
@@ -60,28 +59,17 @@ def sleep_gpu_util(facts: FactSet) -> Computed | None:
     if total is not None and weights and new * total[0] < weights + MIN_KV_GIB:
         return None
     basis = _src(facts, "gpu_memory_utilization")
-    freed_en, freed_zh = _freed(facts)
     if total is None:
-        return Computed(
-            f"{new:.2f}",
-            Text(f"now {cur} ({basis}); {STEP} less gives the trainer a tenth of the GPU at every wake-up.{freed_en}",
-                 f"当前为 {cur}（{basis}）；降低 {STEP}，每次唤醒时为训练进程让出十分之一的 GPU。{freed_zh}"),
-            ("gpu_memory_utilization",),
-        )
-    moved = STEP * total[0]
-    return explain(
-        f"{new:.2f}",
-        f"now {cur} ({basis}); {STEP} less of {total[0]:.2f} GiB ({total[1]}) leaves {moved:.2f} GiB more to the "
-        f"trainer when vLLM wakes, taken from the KV cache.{freed_en}",
-        f"当前为 {cur}（{basis}）；在 {total[0]:.2f} GiB（{total[1]}）上降低 {STEP}，vLLM 唤醒时为训练进程多留出 "
-        f"{moved:.2f} GiB，这部分取自 KV cache。{freed_zh}",
-        ("gpu_memory_utilization", total[1]),
-    )
+        why = said("calc.sleep.gpu_util_share", cur=cur, basis=basis, step=STEP)
+        return Computed(f"{new:.2f}", _with_freed(facts, why), ("gpu_memory_utilization",))
+    why = said("calc.sleep.gpu_util", cur=cur, basis=basis, step=STEP, total=total[0], total_from=total[1],
+               moved=STEP * total[0])
+    return explain(f"{new:.2f}", _with_freed(facts, why), ("gpu_memory_utilization", total[1]))
 
 
 @calc(
     "sleep_kv_cache_bytes",
-    Text("A fixed KV cache size one step smaller than today's", "比当前小一档的固定 KV cache 大小"),
+    msg("calc.sleep.kv_cache_bytes.title"),
     "<BYTES>",
 )
 def sleep_kv_cache_bytes(facts: FactSet) -> Computed | None:
@@ -99,19 +87,12 @@ def sleep_kv_cache_bytes(facts: FactSet) -> Computed | None:
     new = int(new_gib * GIB) // ROUND_BYTES * ROUND_BYTES
     names = ("kv_cache_gib", total[1])
     if stepped >= kv * KEEP_KV:
-        how_en = f"{kv:.2f} - {STEP} x {total[0]:.2f} GiB = {new_gib:.2f} GiB"
-        how_zh = how_en
+        how = said("calc.sleep.kv_step", kv=kv, step=STEP, total=total[0], new=new_gib)
     else:
-        how_en = (f"{kv:.2f} - {STEP} x {total[0]:.2f} GiB would leave {stepped:.2f} GiB, so half of today's: "
-                  f"{new_gib:.2f} GiB")
-        how_zh = (f"{kv:.2f} - {STEP} x {total[0]:.2f} GiB 只剩 {stepped:.2f} GiB，因此取当前的一半：{new_gib:.2f} GiB")
+        how = said("calc.sleep.kv_half", kv=kv, step=STEP, total=total[0], stepped=stepped, new=new_gib)
     return explain(
         new,
-        f"the KV cache is {kv:.2f} GiB ({_src(facts, 'kv_cache_gib')}); {how_en}, rounded down to 256 MiB: "
-        f"{new:,} bytes ({new / GIB:.2f} GiB). vLLM then ignores gpu_memory_utilization for the KV cache, so its "
-        "size no longer grows with a new release or a different profiling result.",
-        f"KV cache 为 {kv:.2f} GiB（{_src(facts, 'kv_cache_gib')}）；{how_zh}，按 256 MiB 向下取整：{new:,} 字节"
-        f"（{new / GIB:.2f} GiB）。此后 vLLM 不再按 gpu_memory_utilization 决定 KV cache 大小，它也就不会随新版本或"
-        "不同的内存分析结果而变大。",
+        said("calc.sleep.kv_cache_bytes", kv=kv, source=_src(facts, "kv_cache_gib"), how=how,
+             round_mib=ROUND_BYTES >> 20, bytes=new, gib=new / GIB),
         names,
     )

@@ -14,10 +14,10 @@ import json
 
 from ... import safejson
 from ...facts.model import FactSet
-from ...i18n import Text
+from ...i18n import msg
 from ...text.units import gib as _gib
 from ..commands import ServeCommand
-from ..numbers import Computed, calc, ceil2, explain, floor2, half_pow2, num, origin
+from ..numbers import Computed, calc, ceil2, explain, floor2, half_pow2, num, origin, said
 from .readings import FALLBACK_UTIL_STEP, MIN_UTIL, seqs_clause, total_bytes, util_clause
 
 SPEC_LOGITS_BYTES = 4
@@ -46,7 +46,7 @@ def fewer_spec_tokens(k: int) -> int:
 
 @calc(
     "spec_tokens_fewer",
-    Text("Fewer speculative tokens per step", "更少的每步推测 token 数"),
+    msg("calc.spec_decode.tokens_fewer.title"),
     "<K>",
 )
 def _spec_tokens_fewer(facts: FactSet) -> Computed | None:
@@ -57,10 +57,7 @@ def _spec_tokens_fewer(facts: FactSet) -> Computed | None:
     new = fewer_spec_tokens(k)
     return explain(
         new,
-        f"num_speculative_tokens = {k} ({basis}); each step verifies k + 1 tokens per request, so {k} -> {new} "
-        f"shrinks that batch from {k + 1} to {new + 1} tokens per request.",
-        f"num_speculative_tokens = {k}（{basis}）；每步每个请求要验证 k + 1 个 token，{k} -> {new} "
-        f"使其从每请求 {k + 1} 个降到 {new + 1} 个。",
+        said("calc.spec_decode.tokens_fewer", k=k, source=basis, new=new, rows=k + 1, new_rows=new + 1),
         ("num_speculative_tokens",),
     )
 
@@ -82,7 +79,7 @@ def speculative_config_from_command(facts: FactSet) -> dict[str, object] | None:
 
 @calc(
     "spec_config_fewer_tokens",
-    Text("--speculative-config with fewer speculative tokens", "推测 token 更少的 --speculative-config"),
+    msg("calc.spec_decode.config.title"),
     "<SPECULATIVE_CONFIG_JSON>",
 )
 def _spec_config_fewer_tokens(facts: FactSet) -> Computed | None:
@@ -98,10 +95,7 @@ def _spec_config_fewer_tokens(facts: FactSet) -> Computed | None:
         out["num_speculative_tokens"] = new
         return explain(
             json.dumps(out),
-            f"your --speculative-config from the recorded command line ({origin(facts, 'serve_command')}) with "
-            f"num_speculative_tokens {k} -> {new}; every other key kept.",
-            f"取记录到的命令行中的 --speculative-config（{origin(facts, 'serve_command')}），"
-            f"只把 num_speculative_tokens 从 {k} 改为 {new}，其余键保持不变。",
+            said("calc.spec_decode.config_yours", source=origin(facts, "serve_command"), k=k, new=new),
             ("serve_command",),
         )
     method = facts.value("speculative_method")
@@ -113,10 +107,8 @@ def _spec_config_fewer_tokens(facts: FactSet) -> Computed | None:
     built["num_speculative_tokens"] = new
     return explain(
         json.dumps(built),
-        f"speculative_method = {method} ({origin(facts, 'speculative_method')}), num_speculative_tokens {k} -> {new} ({basis}); "
-        "the command line was not recorded, so add back any other keys you pass (draft model, tensor parallel size).",
-        f"speculative_method = {method}（{origin(facts, 'speculative_method')}），num_speculative_tokens {k} -> {new}（{basis}）；"
-        "没有记录到启动命令，请把你原来传的其他键（draft 模型、张量并行数）补回去。",
+        said("calc.spec_decode.config_built", method=method, method_source=origin(facts, "speculative_method"), k=k,
+             new=new, source=basis),
         ("speculative_method", "num_speculative_tokens"),
     )
 
@@ -128,10 +120,7 @@ def spec_logits_bytes(seqs: int, k: int, vocab: int) -> int:
 
 @calc(
     "spec_gpu_util",
-    Text(
-        "gpu_memory_utilization that leaves room for the rejection sampler",
-        "为 rejection sampler 留出空间的 gpu_memory_utilization",
-    ),
+    msg("calc.spec_decode.gpu_util.title"),
     "<FRACTION>",
 )
 def _spec_gpu_util(facts: FactSet) -> Computed | None:
@@ -150,12 +139,7 @@ def _spec_gpu_util(facts: FactSet) -> Computed | None:
         if new <= MIN_UTIL:
             return None
         return explain(
-            f"{new:.2f}",
-            f"{util_why.en}; without the speculative token count, the vocabulary size and the GPU size we cannot size "
-            f"the sampler's copy, so we lower it by {FALLBACK_UTIL_STEP} to {new:.2f}.",
-            f"{util_why.zh}；不知道推测 token 数、词表大小或显存大小，无法计算 sampler 副本的大小，"
-            f"因此先降低 {FALLBACK_UTIL_STEP} 到 {new:.2f}。",
-            util_names,
+            f"{new:.2f}", said("calc.spec_decode.gpu_util_step", util=util_why, step=FALLBACK_UTIL_STEP, new=new), util_names
         )
     k, k_basis = found
     seqs, seqs_why, seqs_names = seqs_clause(facts)
@@ -168,21 +152,16 @@ def _spec_gpu_util(facts: FactSet) -> Computed | None:
     vocab_basis = origin(facts, "vocab_size")
     return explain(
         f"{new:.2f}",
-        f"{seqs_why.en}; num_speculative_tokens = {k} ({k_basis}); vocab_size = {int(vocab):,} ({vocab_basis}). "
-        f"One float32 copy of the verification logits is {seqs} x ({k} + 1) x {int(vocab):,} x 4 bytes = {_gib(need)}; "
-        f"/ {_gib(total_b)} = {drop:.2f}; {util_why.en} - {drop:.2f} = {new:.2f}. The profile already sampled about two rows "
-        f"per request (one draft token plus the bonus), so only ({k} - 1) rows are uncounted: the rest is a margin.",
-        f"{seqs_why.zh}；num_speculative_tokens = {k}（{k_basis}）；vocab_size = {int(vocab):,}（{vocab_basis}）。"
-        f"验证批 logits 的一份 float32 副本为 {seqs} x ({k} + 1) x {int(vocab):,} x 4 字节 = {_gib(need)}；"
-        f"/ {_gib(total_b)} = {drop:.2f}；{util_why.zh} - {drop:.2f} = {new:.2f}。内存分析已为每个请求采样约两行"
-        f"（一个 draft token 加 bonus token），真正未计入的只有 ({k} - 1) 行：其余部分是余量。",
+        said("calc.spec_decode.gpu_util", seqs_why=seqs_why, k=k, k_source=k_basis, vocab=int(vocab),
+             vocab_source=vocab_basis, seqs=seqs, bytes=SPEC_LOGITS_BYTES, need=_gib(need), total=_gib(total_b),
+             drop=drop, util=util_why, new=new),
         util_names + seqs_names + ("num_speculative_tokens", "vocab_size", total_name),
     )
 
 
 @calc(
     "spec_max_num_seqs",
-    Text("max_num_seqs halved for speculative decoding", "为推测解码减半的 max_num_seqs"),
+    msg("calc.spec_decode.max_num_seqs.title"),
     "<N>",
 )
 def _spec_max_num_seqs(facts: FactSet) -> Computed | None:
@@ -190,15 +169,9 @@ def _spec_max_num_seqs(facts: FactSet) -> Computed | None:
     new = half_pow2(seqs)
     found = _spec_tokens(facts)
     if found is None:
-        tail_en = "the verification batch (requests x (k + 1) tokens) halves with it."
-        tail_zh = "验证批（请求数 x (k + 1) 个 token）随之减半。"
+        why = said("calc.spec_decode.max_num_seqs", seqs_why=seqs_why, new=new)
     else:
-        k = found[0]
-        tail_en = f"the verification batch goes from {seqs} x {k + 1} = {seqs * (k + 1):,} to {new} x {k + 1} = {new * (k + 1):,} tokens."
-        tail_zh = f"验证批从 {seqs} x {k + 1} = {seqs * (k + 1):,} 降到 {new} x {k + 1} = {new * (k + 1):,} 个 token。"
-    return explain(
-        new,
-        f"{seqs_why.en}; half of it, as a power of two, is {new}; {tail_en}",
-        f"{seqs_why.zh}；减半并取 2 的幂为 {new}；{tail_zh}",
-        names + (("num_speculative_tokens",) if found else ()),
-    )
+        rows = found[0] + 1
+        why = said("calc.spec_decode.max_num_seqs_k", seqs_why=seqs_why, new=new, seqs=seqs, rows=rows,
+                   tokens=seqs * rows, new_tokens=new * rows)
+    return explain(new, why, names + (("num_speculative_tokens",) if found else ()))

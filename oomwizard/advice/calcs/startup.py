@@ -13,9 +13,9 @@ import re
 
 from ... import safejson
 from ...facts.model import FactSet
-from ...i18n import Text
+from ...i18n import Text, msg
 from ...text.units import MIB
-from ..numbers import Computed, calc, default_max_num_batched_tokens, explain, floor_to, total_gib
+from ..numbers import Computed, calc, default_max_num_batched_tokens, explain, floor_to, said, total_gib
 from ..numbers import as_int as _int
 from ..numbers import src as _src
 from .readings import current_max_num_seqs, runs_v0
@@ -27,8 +27,12 @@ SAFETY = 0.8
 """Scale the failing allocation to 80 % of the free memory: other tensors of the pass shrink too,
 but the one that failed is rarely the only one alive."""
 
-QWEN_VL_PIXELS_PER_TOKEN = 28 * 28
+QWEN_VL_TOKEN_SIDE = 28
+QWEN_VL_PIXELS_PER_TOKEN = QWEN_VL_TOKEN_SIDE * QWEN_VL_TOKEN_SIDE
 """Qwen2-VL / Qwen2.5-VL: 14-pixel patches merged 2 x 2, so one vision token covers 28 x 28 pixels."""
+
+V0_MIN_PROFILE_TOKENS = 2048
+"""V0 without chunked prefill profiles max(max_model_len, this) tokens."""
 
 TARGET_TOKENS_PER_IMAGE = 4096
 """About 3.2 megapixels (1792 x 1792) for Qwen-VL: larger than most real inputs, a quarter of the
@@ -41,16 +45,13 @@ def current_batched_tokens(facts: FactSet) -> tuple[int, Text] | None:
     n = _int(facts, "max_num_batched_tokens")
     if n:
         s = _src(facts, "max_num_batched_tokens")
-        return n, Text(f"max_num_batched_tokens = {n:,} ({s})", f"max_num_batched_tokens = {n:,}（{s}）")
+        return n, said("calc.startup.tokens_given", n=n, source=s)
     if facts.value("engine") == "v0":
         mml = _int(facts, "max_model_len")
         if not mml:
             return None
-        n = max(mml, 2048)
-        return n, Text(
-            f"V0 without chunked prefill profiles max(max_model_len, 2048) = {n:,} tokens",
-            f"V0 未开启分块 prefill 时按 max(max_model_len, 2048) = {n:,} 个 token 做分析",
-        )
+        n = max(mml, V0_MIN_PROFILE_TOKENS)
+        return n, said("calc.startup.tokens_v0", least=V0_MIN_PROFILE_TOKENS, n=n)
     total = total_gib(facts)
     if total is None:
         return None
@@ -60,15 +61,12 @@ def current_batched_tokens(facts: FactSet) -> tuple[int, Text] | None:
     n, _ = default
     name = str(facts.value("gpu_name") or "")
     gpu = f"{name}, {total[0]:.0f} GiB" if name else f"{total[0]:.0f} GiB"
-    return n, Text(
-        f"max_num_batched_tokens = {n:,} (vLLM's V1 default on this GPU, {gpu})",
-        f"max_num_batched_tokens = {n:,}（vLLM 在这张 GPU 上的 V1 默认值，{gpu}）",
-    )
+    return n, said("calc.startup.tokens_default", n=n, gpu=gpu)
 
 
 @calc(
     "profile_max_num_batched_tokens",
-    Text("A token budget whose profiling pass fits", "内存分析放得下的 token 预算"),
+    msg("calc.startup.profile_tokens.title"),
     "<TOKENS>",
 )
 def profile_max_num_batched_tokens(facts: FactSet) -> Computed | None:
@@ -92,13 +90,9 @@ def profile_max_num_batched_tokens(facts: FactSet) -> Computed | None:
             return None
         return explain(
             new,
-            f"{tokens_why.en}; the pass asked for {requested / MIB:,.0f} MiB with {free / MIB:,.0f} MiB free "
-            f"({_src(facts, 'oom_requested_bytes', 'oom_free_bytes')}); activations scale with tokens, so "
-            f"{tokens:,} x {SAFETY:.0%} x free / requested = {tokens * ratio:,.0f}, rounded down to {new:,} "
-            f"(never below {floor_at}).",
-            f"{tokens_why.zh}；分析时申请 {requested / MIB:,.0f} MiB，空闲 {free / MIB:,.0f} MiB"
-            f"（{_src(facts, 'oom_requested_bytes', 'oom_free_bytes')}）；激活随 token 数线性变化，因此 "
-            f"{tokens:,} x {SAFETY:.0%} x 空闲 / 申请 = {tokens * ratio:,.0f}，向下取整为 {new:,}（不低于 {floor_at}）。",
+            said("calc.startup.profile_tokens", tokens_why=tokens_why, requested=requested / MIB, free=free / MIB,
+                 source=_src(facts, "oom_requested_bytes", "oom_free_bytes"), tokens=tokens, safety=SAFETY,
+                 scaled=tokens * ratio, new=new, floor=floor_at),
             ("max_num_batched_tokens", "oom_requested_bytes", "oom_free_bytes"),
         )
     new = max(floor_at, floor_to(tokens // 2, 256))
@@ -106,8 +100,7 @@ def profile_max_num_batched_tokens(facts: FactSet) -> Computed | None:
         return None
     return explain(
         new,
-        f"{tokens_why.en}; without the OOM's figures, halve it: {new:,} (never below {floor_at}).",
-        f"{tokens_why.zh}；缺少 OOM 报错中的数字，先减半：{new:,}（不低于 {floor_at}）。",
+        said("calc.startup.profile_tokens_halved", tokens_why=tokens_why, new=new, floor=floor_at),
         ("max_num_batched_tokens",),
     )
 
@@ -135,7 +128,7 @@ def image_limit(facts: FactSet) -> tuple[int, str] | None:
 
 @calc(
     "mm_image_limit",
-    Text("Images per prompt to keep in limit_mm_per_prompt", "limit_mm_per_prompt 中保留的每个 prompt 图片数"),
+    msg("calc.startup.image_limit.title"),
     "<IMAGES>",
 )
 def mm_image_limit(facts: FactSet) -> Computed | None:
@@ -154,37 +147,21 @@ def mm_image_limit(facts: FactSet) -> Computed | None:
             new = max(1, n // 2)
             return explain(
                 new,
-                f"limit_mm_per_prompt = {text} ({source}); the V0 engine profiles every dummy sequence with "
-                f"{n} maximum-size images, so half as many, {new}, halves that part of the pass.",
-                f"limit_mm_per_prompt = {text}（{source}）；V0 引擎的每条虚拟序列都带 {n} 张最大尺寸的图片做分析，"
-                f"减半为 {new} 张，这部分开销也减半。",
+                said("calc.startup.image_limit_v0", text=text, source=source, n=n, new=new),
                 ("limit_mm_per_prompt",),
             )
         if cur is None:
-            return explain(
-                "1",
-                "no limit_mm_per_prompt was given, and the V0 engine's default is one image per prompt.",
-                "没有设置 limit_mm_per_prompt，V0 引擎的默认值是每个 prompt 一张图片。",
-                ("limit_mm_per_prompt",),
-            )
+            return explain("1", said("calc.startup.image_limit_v0_default"), ("limit_mm_per_prompt",))
         return None
     if cur is None:
         return None
     n, text = cur
-    return explain(
-        n,
-        f"limit_mm_per_prompt = {text} ({source}), kept: on the V1 engine the image count does not size the "
-        "encoder's profiling pass (the encoder budget does), so keep the number your largest request carries "
-        "and shrink the image size or drop unused modalities instead.",
-        f"limit_mm_per_prompt = {text}（{source}），保持不变：在 V1 引擎上，图片数量并不决定编码器分析的规模"
-        "（决定它的是 encoder 预算），所以保留你最大请求实际携带的数量，改为缩小图片尺寸或去掉不用的模态。",
-        ("limit_mm_per_prompt",),
-    )
+    return explain(n, said("calc.startup.image_limit_v1", text=text, source=source), ("limit_mm_per_prompt",))
 
 
 @calc(
     "mm_max_pixels",
-    Text("A max_pixels that bounds each image's tokens (Qwen-VL processors)", "限制每张图 token 数的 max_pixels（Qwen-VL 处理器）"),
+    msg("calc.startup.max_pixels.title"),
     "<PIXELS>",
 )
 def mm_max_pixels(facts: FactSet) -> Computed | None:
@@ -201,21 +178,15 @@ def mm_max_pixels(facts: FactSet) -> Computed | None:
     pixels = tokens * QWEN_VL_PIXELS_PER_TOKEN
     return explain(
         pixels,
-        f"max_model_len = {mml:,} shared by {images} image(s) and at least as much text: "
-        f"{mml:,} / ({images} + 1) = {mml // (images + 1):,} tokens per image, {tokens:,} after rounding and the "
-        f"{TARGET_TOKENS_PER_IMAGE:,}-token cap (about 3.2 megapixels; raise it if your images are larger); "
-        f"x 28 x 28 pixels per token = {pixels:,}.",
-        f"max_model_len = {mml:,}，由 {images} 张图片和至少同样多的文本共享：{mml:,} / ({images} + 1) = "
-        f"{mml // (images + 1):,} 个 token 每张图，取整并限制在 {TARGET_TOKENS_PER_IMAGE:,} 以内（约 320 万像素；"
-        f"如果你的图片更大可以调高）为 {tokens:,}；"
-        f"每个 token 28 x 28 像素，得 {pixels:,}。",
+        said("calc.startup.max_pixels", mml=mml, images=images, share=mml // (images + 1), tokens=tokens,
+             cap=TARGET_TOKENS_PER_IMAGE, side=QWEN_VL_TOKEN_SIDE, pixels=pixels),
         ("max_model_len", "limit_mm_per_prompt"),
     )
 
 
 @calc(
     "pp_stages",
-    Text("Pipeline stages, one per GPU", "流水线 stage 数（每张 GPU 一个）"),
+    msg("calc.startup.pp_stages.title"),
     "<GPUS>",
 )
 def pp_stages(facts: FactSet) -> Computed | None:
@@ -223,12 +194,12 @@ def pp_stages(facts: FactSet) -> Computed | None:
     n = _int(facts, "gpu_count")
     if not n or n < 2:
         return None
-    return Computed(str(n), Text(f"{n} GPUs, one stage each", f"{n} 张 GPU，每张一个 stage"), ("gpu_count",))
+    return Computed(str(n), said("calc.startup.pp_stages", n=n), ("gpu_count",))
 
 
 @calc(
     "pp_layer_partition",
-    Text("One layer count per pipeline stage, to fill in", "每个流水线 stage 的层数（待填写）"),
+    msg("calc.startup.pp_layers.title"),
     "<LAYERS_ON_GPU0>,<LAYERS_ON_GPU1>",
 )
 def pp_layer_partition(facts: FactSet) -> Computed | None:
@@ -237,4 +208,4 @@ def pp_layer_partition(facts: FactSet) -> Computed | None:
     if not n or n < 2:
         return None
     slots = ",".join(f"<LAYERS_ON_GPU{i}>" for i in range(n))
-    return Computed(slots, Text(f"one entry per stage ({n})", f"每个 stage 一项（共 {n} 项）"), ("gpu_count",))
+    return Computed(slots, said("calc.startup.pp_layers", n=n), ("gpu_count",))

@@ -9,15 +9,24 @@ KV cache gets the rest. Raising the share is capped by the start-up check (``rea
 from __future__ import annotations
 
 from ...facts.model import FactSet
-from ...i18n import Text
+from ...i18n import msg
 from ...versions import Version
-from ..numbers import Computed, calc, ceil2, explain, floor2, num, src, total_gib
+from ..numbers import Computed, calc, ceil2, explain, floor2, num, said, src, total_gib
 from .readings import STARTUP_MARGIN_GIB, UTIL_CEILING, UTIL_FLOOR, current_util, free_gib, raised_util, util_cap
+
+LOWER_STEP = 0.05
+"""How much ``gpu_util_lower`` gives back when no figure says how much is missing."""
+
+KV_ROUNDING_GIB = 0.05
+"""The log rounds both KV GiB figures to 0.01; a little more keeps the new budget above the bar."""
+
+SLACK_GIB = 0.25
+"""Kept on top of what the KV cache needs when the share is computed from what vLLM charged."""
 
 
 @calc(
     "gpu_util_fit_free",
-    Text("The utilization that fits in the memory free at start-up", "能装进启动时空闲显存的利用率"),
+    msg("calc.utilization.fit_free.title"),
     "<FRACTION>",
 )
 def gpu_util_fit_free(facts: FactSet) -> Computed | None:
@@ -33,29 +42,22 @@ def gpu_util_fit_free(facts: FactSet) -> Computed | None:
         # there is nothing to lower; restarting on the now-free GPU is the fix.
         return None
     names = (free[1], total[1])
-    extra_en = extra_zh = ""
+    fields = {"free": free[0], "total": total[0], "source": src(facts, *names), "margin": STARTUP_MARGIN_GIB,
+              "util": util}
     weights = num(facts, "weights_gib")
     if weights and util * total[0] < weights + 1:
-        extra_en = f" That is barely more than the {weights:.2f} GiB of weights: free the GPU instead."
-        extra_zh = f" 这几乎只够放下 {weights:.2f} GiB 的权重：应当先腾空 GPU。"
-    return explain(
-        f"{util:.2f}",
-        f"{free[0]:.2f} GiB free of {total[0]:.2f} GiB ({src(facts, *names)}); "
-        f"(free - {STARTUP_MARGIN_GIB} GiB) / total = {util:.2f}.{extra_en}",
-        f"空闲 {free[0]:.2f} GiB，总量 {total[0]:.2f} GiB（{src(facts, *names)}）；"
-        f"(空闲 - {STARTUP_MARGIN_GIB} GiB) / 总量 = {util:.2f}。{extra_zh}",
-        names,
-    )
+        return explain(f"{util:.2f}", said("calc.utilization.fit_free_weights", weights=weights, **fields), names)
+    return explain(f"{util:.2f}", said("calc.utilization.fit_free", **fields), names)
 
 
 @calc(
     "gpu_util_lower",
-    Text("gpu_memory_utilization lowered by 0.05", "gpu_memory_utilization 降低 0.05"),
+    said("calc.utilization.lower.title", step=LOWER_STEP),
     "<FRACTION>",
 )
 def gpu_util_lower(facts: FactSet) -> Computed | None:
     cur, basis = current_util(facts)
-    new = round(cur - 0.05, 2)
+    new = round(cur - LOWER_STEP, 2)
     if new < 0.05:
         return None
     total = total_gib(facts)
@@ -63,22 +65,17 @@ def gpu_util_lower(facts: FactSet) -> Computed | None:
     if total is not None and weights and new * total[0] < weights + 1:
         # A budget that no longer covers the weights fails at start-up with no KV cache at all.
         return None
-    gib_en = gib_zh = ""
     if total is not None:
-        moved = (cur - new) * total[0]
-        gib_en = f" That moves {moved:.2f} GiB of {total[0]:.0f} GiB from the KV cache to headroom."
-        gib_zh = f" 这会把 {moved:.2f} GiB（共 {total[0]:.0f} GiB）从 KV cache 挪作余量。"
-    return explain(
-        f"{new:.2f}",
-        f"now {cur} ({basis}); 0.05 less leaves room for allocations outside vLLM's budget.{gib_en}",
-        f"当前为 {cur}（{basis}）；降低 0.05，为预算外的分配留出空间。{gib_zh}",
-        ("gpu_memory_utilization",),
-    )
+        why = said("calc.utilization.lower_moved", cur=cur, basis=basis, step=LOWER_STEP, moved=(cur - new) * total[0],
+                   total=total[0])
+    else:
+        why = said("calc.utilization.lower", cur=cur, basis=basis, step=LOWER_STEP)
+    return explain(f"{new:.2f}", why, ("gpu_memory_utilization",))
 
 
 @calc(
     "gpu_util_for_kv",
-    Text("The utilization that gives the KV cache what one max-length request needs", "让 KV cache 足够容纳一个最长请求的利用率"),
+    msg("calc.utilization.for_kv.title"),
     "<FRACTION>",
 )
 def gpu_util_for_kv(facts: FactSet) -> Computed | None:
@@ -89,17 +86,15 @@ def gpu_util_for_kv(facts: FactSet) -> Computed | None:
         return None
     cur, basis = current_util(facts)
     # The log rounds both GiB figures to 0.01; add a little so the new budget clears the bar.
-    raised = raised_util(facts, cur, need - have + 0.05, total[0])
+    raised = raised_util(facts, cur, need - have + KV_ROUNDING_GIB, total[0])
     if raised is None:
         return None
-    new, cap_en, cap_zh = raised
+    new, cap_why = raised
     names = ("kv_needed_gib", "kv_cache_gib", total[1])
     return explain(
         f"{new:.2f}",
-        f"the KV cache lacks {need - have:.2f} GiB ({src(facts, *names)}); utilization is {cur} ({basis}); "
-        f"{cur} + ({need:.2f} - {have:.2f} + 0.05) / {total[0]:.2f} = {new:.2f}; {cap_en}.",
-        f"KV cache 还差 {need - have:.2f} GiB（{src(facts, *names)}）；当前利用率 {cur}（{basis}）；"
-        f"{cur} + ({need:.2f} - {have:.2f} + 0.05) / {total[0]:.2f} = {new:.2f}；{cap_zh}。",
+        said("calc.utilization.for_kv", lack=need - have, source=src(facts, *names), cur=cur, basis=basis, need=need,
+             have=have, rounding=KV_ROUNDING_GIB, total=total[0], new=new, cap=cap_why),
         names,
     )
 
@@ -119,7 +114,7 @@ def non_kv_gib(facts: FactSet) -> tuple[float, list[str]] | None:
 
 @calc(
     "gpu_util_cover_non_kv",
-    Text("The utilization that leaves room for a KV cache", "为 KV cache 留出空间的利用率"),
+    msg("calc.utilization.cover_non_kv.title"),
     "<FRACTION>",
 )
 def gpu_util_cover_non_kv(facts: FactSet) -> Computed | None:
@@ -148,13 +143,10 @@ def gpu_util_cover_non_kv(facts: FactSet) -> Computed | None:
 def _util_from_parts(facts: FactSet, total: tuple[float, str], base: tuple[float, list[str]]) -> Computed | None:
     used, parts = base
     want = num(facts, "kv_needed_gib") or 1.0
-    want_en = "one max-length request" if num(facts, "kv_needed_gib") else "a minimal 1 GiB"
-    want_zh = "一个最长请求" if num(facts, "kv_needed_gib") else "最少 1 GiB"
-    exact = ceil2((used + want + 0.25) / total[0])
+    what = msg("calc.utilization.want_request") if num(facts, "kv_needed_gib") else msg("calc.utilization.want_minimal")
+    exact = ceil2((used + want + SLACK_GIB) / total[0])
     new = max(UTIL_FLOOR, exact)
-    floor_en = f", raised to the {UTIL_FLOOR} floor" if new > exact else ""
-    floor_zh = f"，提高到下限 {UTIL_FLOOR}" if new > exact else ""
-    cap, cap_en, cap_zh = util_cap(facts, total[0])
+    cap, cap_why = util_cap(facts, total[0])
     if new > cap:
         return None
     stated = num(facts, "gpu_memory_utilization")
@@ -162,14 +154,11 @@ def _util_from_parts(facts: FactSet, total: tuple[float, str], base: tuple[float
         # Not above the share that just failed: the figures miss something, so no answer.
         return None
     names = (*parts, total[1])
-    return explain(
-        f"{new:.2f}",
-        f"vLLM charged {used:.2f} GiB before the KV cache ({src(facts, *names)}); with {want:.2f} GiB for "
-        f"{want_en} and 0.25 GiB slack: ({used:.2f} + {want:.2f} + 0.25) / {total[0]:.2f} = {exact:.2f}{floor_en}; {cap_en}.",
-        f"在 KV cache 之前 vLLM 已计入 {used:.2f} GiB（{src(facts, *names)}）；再加 {want_zh}所需的 {want:.2f} GiB "
-        f"和 0.25 GiB 余量：({used:.2f} + {want:.2f} + 0.25) / {total[0]:.2f} = {exact:.2f}{floor_zh}；{cap_zh}。",
-        names,
-    )
+    fields = {"used": used, "source": src(facts, *names), "want": want, "what": what, "slack": SLACK_GIB,
+              "total": total[0], "exact": exact, "cap": cap_why}
+    if new > exact:
+        return explain(f"{new:.2f}", said("calc.utilization.from_parts_floor", floor=UTIL_FLOOR, **fields), names)
+    return explain(f"{new:.2f}", said("calc.utilization.from_parts", **fields), names)
 
 
 def _util_from_deficit(facts: FactSet, total: tuple[float, str]) -> Computed | None:
@@ -178,16 +167,14 @@ def _util_from_deficit(facts: FactSet, total: tuple[float, str]) -> Computed | N
         return None
     cur, basis = current_util(facts)
     want = num(facts, "kv_needed_gib") or 1.0
-    new = max(UTIL_FLOOR, ceil2(cur + (want - have + 0.25) / total[0]))
-    cap, cap_en, cap_zh = util_cap(facts, total[0])
+    new = max(UTIL_FLOOR, ceil2(cur + (want - have + SLACK_GIB) / total[0]))
+    cap, cap_why = util_cap(facts, total[0])
     if new > cap:
         return None
     names = ("kv_cache_gib", total[1])
     return explain(
         f"{new:.2f}",
-        f"the KV cache got {have:.2f} GiB ({src(facts, *names)}) at utilization {cur} ({basis}); to give it "
-        f"{want:.2f} GiB: {cur} + ({want:.2f} - ({have:.2f}) + 0.25) / {total[0]:.2f} = {new:.2f}; {cap_en}.",
-        f"在利用率 {cur}（{basis}）下 KV cache 只得到 {have:.2f} GiB（{src(facts, *names)}）；要让它有 {want:.2f} GiB："
-        f"{cur} + ({want:.2f} - ({have:.2f}) + 0.25) / {total[0]:.2f} = {new:.2f}；{cap_zh}。",
+        said("calc.utilization.from_deficit", have=have, source=src(facts, *names), cur=cur, basis=basis, want=want,
+             slack=SLACK_GIB, total=total[0], new=new, cap=cap_why),
         names,
     )

@@ -12,7 +12,7 @@ that size at once (input and output), so both calculations leave room for a seco
 from __future__ import annotations
 
 from ...facts.model import FactSet
-from ...i18n import Text
+from ...i18n import Text, msg
 from ...text.units import gib as _gib
 from ..numbers import (
     Computed,
@@ -25,6 +25,7 @@ from ..numbers import (
     num,
     origin,
     pow2_floor,
+    said,
 )
 
 BUFFERS_HELD = 2
@@ -46,13 +47,14 @@ def _tokens(facts: FactSet) -> tuple[int, Text, tuple[str, ...]] | None:
     n = num(facts, "max_num_batched_tokens")
     if n:
         basis = origin(facts, "max_num_batched_tokens")
-        return int(n), Text(f"max_num_batched_tokens = {int(n)} ({basis})",
-                            f"max_num_batched_tokens = {int(n)}（{basis}）"), ("max_num_batched_tokens",)
+        return int(n), said("calc.readings.setting", name="max_num_batched_tokens", value=int(n), source=basis), (
+            "max_num_batched_tokens",
+        )
     default = default_max_num_batched_tokens(facts)
     if default is None:
         return None
-    return default[0], Text(f"max_num_batched_tokens = {default[0]} ({default[1]})",
-                            f"max_num_batched_tokens = {default[0]}（{default[1]}）"), ("vllm_version",)
+    return default[0], said("calc.readings.setting", name="max_num_batched_tokens", value=default[0],
+                            source=default[1]), ("vllm_version",)
 
 
 def _seqs(facts: FactSet) -> int:
@@ -62,7 +64,7 @@ def _seqs(facts: FactSet) -> int:
 
 @calc(
     "kernel_warmup_max_num_batched_tokens",
-    Text("max_num_batched_tokens whose warm-up buffers fit", "预热缓冲区放得下的 max_num_batched_tokens"),
+    msg("calc.warmup.tokens.title"),
     "<N>",
 )
 def _kernel_warmup_tokens(facts: FactSet) -> Computed | None:
@@ -76,31 +78,20 @@ def _kernel_warmup_tokens(facts: FactSet) -> Computed | None:
     new = pow2_floor(scaled) if scaled >= 1 else 1
     new = min(new, cur // 2)
     seqs = _seqs(facts)
-    floor_en = floor_zh = ""
-    if new < seqs:
+    floored = new < seqs
+    if floored:
         new = seqs
-        floor_en = (f"; vLLM refuses fewer batched tokens than max_num_seqs ({seqs}), so it stays {seqs}: "
-                    "lower --max-num-seqs too, or use the utilization fix")
-        floor_zh = f"；vLLM 不接受小于 max_num_seqs（{seqs}）的值，因此取 {seqs}：请同时调低 --max-num-seqs，或改用降低利用率的修复"
     if new >= cur:
         return None
-    return Computed(
-        str(new),
-        Text(
-            f"{cur_why.en}; the warm-up asked for {_gib(req)} with {_gib(free)} free and holds about {BUFFERS_HELD} "
-            f"such buffers; its buffers scale with max_num_batched_tokens: {cur} x {_gib(free)} / ({BUFFERS_HELD} x "
-            f"{_gib(req)}) = {scaled:.0f}, a power of two at most half the current value: {new}{floor_en}.",
-            f"{cur_why.zh}；预热申请 {_gib(req)} 时只有 {_gib(free)} 空闲，且同时持有约 {BUFFERS_HELD} 个这样的缓冲区；"
-            f"缓冲区大小与 max_num_batched_tokens 成正比：{cur} x {_gib(free)} / ({BUFFERS_HELD} x {_gib(req)}) = "
-            f"{scaled:.0f}，取不超过当前值一半的 2 的幂：{new}{floor_zh}。",
-        ),
-        (*names, "oom_requested_bytes", "oom_free_bytes"),
-    )
+    fields = {"tokens": cur_why, "req": _gib(req), "free": _gib(free), "buffers": BUFFERS_HELD, "cur": cur,
+              "scaled": scaled, "new": new}
+    why = said("calc.warmup.tokens_floor", seqs=seqs, **fields) if floored else said("calc.warmup.tokens", **fields)
+    return Computed(str(new), why, (*names, "oom_requested_bytes", "oom_free_bytes"))
 
 
 @calc(
     "kernel_warmup_gpu_util",
-    Text("gpu_memory_utilization that leaves room for the kernel warm-up", "为 kernel 预热留出空间的 gpu_memory_utilization"),
+    msg("calc.warmup.gpu_util.title"),
     "<FRACTION>",
 )
 def _kernel_warmup_util(facts: FactSet) -> Computed | None:
@@ -123,12 +114,7 @@ def _kernel_warmup_util(facts: FactSet) -> Computed | None:
         return None
     return Computed(
         f"{new:.2f}",
-        Text(
-            f"{util_en}; the warm-up asked for {_gib(req)} with {_gib(free)} free, and holds about {BUFFERS_HELD} such "
-            f"buffers: ({BUFFERS_HELD} x {_gib(req)} - {_gib(free)}) / {_gib(int(total))} = {drop:.2f}; "
-            f"{util} - {drop:.2f} = {new:.2f}.",
-            f"{util_en}；预热申请 {_gib(req)} 时只有 {_gib(free)} 空闲，且同时持有约 {BUFFERS_HELD} 个这样的缓冲区："
-            f"({BUFFERS_HELD} x {_gib(req)} - {_gib(free)}) / {_gib(int(total))} = {drop:.2f}；{util} - {drop:.2f} = {new:.2f}。",
-        ),
+        said("calc.warmup.gpu_util", util_setting=util_en, req=_gib(req), free=_gib(free), buffers=BUFFERS_HELD,
+             total=_gib(int(total)), drop=drop, util=util, new=new),
         ("gpu_memory_utilization", "oom_requested_bytes", "oom_free_bytes", "oom_total_bytes"),
     )
