@@ -73,6 +73,8 @@ OOM_RE = _R.gpu_oom
 """A GPU out-of-memory error without a cause of its own: PyTorch's message (CUDA, ROCm, Intel),
 the old parenthesised form, a raw CUDA error, or vLLM's engine-level text."""
 OOM_TRIGGERS = _R.gpu_oom_triggers
+GPU_OOM_FACTS = _R.gpu_oom_facts
+"""The facts the generic OOM's groups carry (its platform)."""
 
 # --- traceback frames ---------------------------------------------------------------------------
 FRAME_RE = re.compile(r"File \"(?P<path>[^\"]+)\", line (?P<line>\d+), in (?P<func>[\w<>.]+)")
