@@ -164,3 +164,45 @@ def test_a_broken_fact_mapping_is_reported_at_its_line(tmp_path: Path, old: str,
     hits = [p for p in problems if said in p.message]
     assert hits, [str(p) for p in problems]
     assert hits[0].file == "decision_trees/diagnosis/messages.yaml" and hits[0].line == line
+
+
+# --- the GPU's size stated outside any error ------------------------------------------------------
+@pytest.mark.parametrize("text, gib", [
+    ("We serve it on a single A100 80GB.", 80),
+    ("Hardware: 8x H100", 80),
+    ("my 4090 24GB box", 24),
+    ("NVIDIA A100-SXM4-40GB", 40),
+    ("using 2xL40S", 48),
+    ("GPU: NVIDIA GeForce RTX 4090", 24),
+])
+def test_a_gpu_named_in_prose_states_its_size(text: str, gib: int) -> None:
+    f = diagnose_text(f"first line\n{text}").facts.get("gpu_mem_stated_bytes")
+    assert f is not None and f.value == gib << 30 and f.line == 2
+
+
+@pytest.mark.parametrize("text", ["port 4090 is open", "on an A100", "TP4 with T4s"])
+def test_no_size_without_a_known_name_and_size(text: str) -> None:
+    assert diagnose_text(text).facts.get("gpu_mem_stated_bytes") is None
+
+
+def test_nvidia_smi_gives_the_exact_total() -> None:
+    smi = ("|   0  NVIDIA H100 80GB HBM3          On  | 00000000:18:00.0 Off |                    0 |\n"
+           "| N/A   34C    P0    70W / 700W |      0MiB / 81559MiB |      0%      Default |")
+    assert diagnose_text(smi).facts.value("gpu_mem_stated_bytes") == 81559 << 20
+
+
+_WEIGHTS = ["python -m vllm.entrypoints.openai.api_server --model meta-llama/Llama-2-70b-hf",
+            "RuntimeError: CUDA error: out of memory"]
+
+
+def test_the_stated_size_feeds_the_numbers_rules() -> None:
+    without = diagnose_text("\n".join(_WEIGHTS))
+    stated = diagnose_text("\n".join(["We run it on a single A100 80GB.", *_WEIGHTS]))
+    assert without.matches[0].scenario == "runtime-oom"
+    assert stated.matches[0].scenario == "weights-load-oom"
+
+
+def test_the_stated_size_never_replaces_the_messages_own_total() -> None:
+    d = diagnose_text(f"On a single A100 80GB.\n{OOM}")
+    assert d.facts.value("gpu_mem_stated_bytes") == 80 << 30
+    assert d.facts.value("oom_total_bytes") == round(79.19 * (1 << 30))

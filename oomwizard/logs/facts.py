@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import args as argparse_repr
+from . import gpu_size
 from .startup_numbers import numbers as _numbers
 
 Setter = Callable[[str, Any], None]
@@ -330,6 +331,7 @@ RULES: tuple[tuple[tuple[str, ...], Callable[[str, Setter], None]], ...] = (
     (("ALLOC_CONF",), _alloc),
     (("VLLM_USE_", "VLLM_ALLOW_RUNTIME_LORA"), _env),
     (("NVIDIA", "AMD ", "Intel", "Tesla", "Quadro", "Device name"), _gpu),
+    (gpu_size.TRIGGERS, gpu_size.stated_size),
     (("took", "KV cache size", "KV cache memory", "concurrency", "CUDA graph", "total_gpu_memory", "model weights take", "torch peak memory",
       "Free memory on device", "Actual usage", "kv-cache-memory", "kv cache memory", "Chunked prefill",
       "max model len", "equivalent to --gpu-memory"), _numbers),

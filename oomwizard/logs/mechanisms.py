@@ -92,7 +92,8 @@ def evaluate(rules: tuple[Mechanism, ...], params: dict[str, Any], n: Numbers) -
 
 def numbers_of(oom: Any, value: Callable[[str], Any], flags: set[str], placed: bool) -> Numbers:
     """The figures of one failure (``oom``: its parsed PyTorch message) and the log's facts."""
-    total = getattr(oom, "total", None) or value("gpu_mem_total_bytes")
+    # The size a report or nvidia-smi states comes last: the message's own figures win.
+    total = getattr(oom, "total", None) or value("gpu_mem_total_bytes") or value("gpu_mem_stated_bytes")
     tp = value("tp")
     return Numbers(
         requested=getattr(oom, "requested", None), total=total if isinstance(total, int) else None, placed=placed,

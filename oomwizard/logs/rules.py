@@ -128,7 +128,7 @@ def _numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
     from .mechanisms import CONDITIONS, Mechanism
 
     r.keys(doc, doc.line, {"large_vocab", "fragmentation_min_mib", "mrv2_zero", "deepseek_v32", "mechanisms",
-                           "weights_share"},
+                           "weights_share", "gpu_sizes"},
            {"large_vocab", "fragmentation_min_mib", "mrv2_zero", "deepseek_v32"}, "numbers")
     rules.large_vocab = _int(r, doc, "large_vocab")
     rules.fragmentation_min = _int(r, doc, "fragmentation_min_mib") << 20
@@ -145,6 +145,15 @@ def _numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
     if not isinstance(share, (int, float)) or not 0 < share <= 1:
         r.err(doc.line_of("weights_share"), "weights_share: expected a number in (0, 1]")
     rules.mechanism_params = {"weights_share": share}
+    sizes = doc.get("gpu_sizes")
+    if isinstance(sizes, LDict):
+        for name, gib in sizes.items():
+            if gib is not None and (not isinstance(gib, int) or isinstance(gib, bool) or gib <= 0):
+                r.err(sizes.line_of(name), f"gpu_sizes.{name}: expected a size in GiB or null")
+            else:
+                rules.gpu_sizes[str(name)] = gib
+    elif sizes is not None:
+        r.err(doc.line_of("gpu_sizes"), "gpu_sizes: expected name: GiB")
     out = []
     items = r.seq(doc, "mechanisms", "mechanisms")
     for i, d in enumerate(items):

@@ -119,4 +119,6 @@ MRV2_ZERO = _R.mrv2_zero
 """Releases where model runner V2 reserves no CUDA graph memory (``vllm-facts.md`` §1)."""
 DEEPSEEK_V32_RE = _R.deepseek_v32
 FRAGMENTATION_MIN = _R.fragmentation_min
+GPU_SIZES = _R.gpu_sizes
+"""GPU name -> nominal GiB, for a GPU named in prose (``gpu_size``)."""
 """Reserved-but-unallocated memory below this is too small to call fragmentation."""
