@@ -11,6 +11,7 @@ import pytest
 
 from oomwizard.logs.clean import clean_message
 from oomwizard.logs.diagnose import diagnose_text
+from oomwizard.logs.model import Diagnosis
 from oomwizard.logs.rules import load_rules
 from oomwizard.logs.signatures import CONFIDENT
 
@@ -206,3 +207,37 @@ def test_the_stated_size_never_replaces_the_messages_own_total() -> None:
     d = diagnose_text(f"On a single A100 80GB.\n{OOM}")
     assert d.facts.value("gpu_mem_stated_bytes") == 80 << 30
     assert d.facts.value("oom_total_bytes") == round(79.19 * (1 << 30))
+
+
+# --- a quoted command line, read with the release of the same log ---------------------------------
+_SERVE = "$ vllm serve Qwen/Qwen3-8B -O.cudagraph_mode=FULL_DECODE_ONLY --max-model-len 8192"
+
+
+def _served(version: str | None) -> Diagnosis:
+    lines = [_SERVE]
+    if version:
+        lines.append(f"INFO 05-01 10:00:00 [api_server.py:1] vLLM API server version {version}")
+    lines.append(OOM)
+    return diagnose_text("\n".join(lines))
+
+
+@pytest.mark.parametrize("version, mode", [
+    ("0.10.2", "FULL_DECODE_ONLY"),  # -O.<key> is a compilation-config key (vllm/utils/__init__.py@0.10.2)
+    ("0.11.0", "FULL_DECODE_ONLY"),
+    ("0.13.0", None),  # every -O<x> is --optimization-level (vllm/utils/argparse_utils.py@0.13.0)
+    (None, None),  # no release: both readings are possible, so neither is taken
+])
+def test_a_quoted_command_is_read_as_the_logged_release_reads_it(version: str | None, mode: str | None) -> None:
+    d = _served(version)
+    assert d.facts.value("cudagraph_mode") == mode
+    assert d.facts.value("max_model_len") == 8192
+    cmd = d.facts.get("serve_command")
+    assert cmd is not None and cmd.line == 1
+
+
+def test_an_llm_call_goes_through_the_same_parser() -> None:
+    d = diagnose_text("llm = LLM(model='Qwen/Qwen3-8B', gpu_memory_utilization=0.95, enforce_eager=True)\n"
+                      "vLLM version 0.10.2")
+    assert d.facts.value("gpu_memory_utilization") == 0.95
+    assert d.facts.value("enforce_eager") is True
+    assert d.facts.value("model") == "Qwen/Qwen3-8B"

@@ -299,6 +299,7 @@ def _llm_call(text: str, put: Setter) -> None:
     call = argparse_repr.llm_call_args(text)
     if call:
         _apply_args(call, put)
+        put("_quoted_call", text)
 
 
 def _args(text: str, put: Setter) -> None:
@@ -319,6 +320,7 @@ def _command(text: str, put: Setter) -> None:
     cmd = argparse_repr.find_command(text)
     if cmd:
         put("_serve_command_literal", cmd)
+        put("_quoted_command", text)
         _apply_args(argparse_repr.command_args(cmd), put)
         _alloc(text, put)
         _env(text, put)
@@ -355,6 +357,23 @@ def extract(text: str, put: Setter) -> None:
             if t in text:
                 rule(text, put)
                 break
+
+
+def quoted_with_release(text: str, call: bool, version: str, put: Setter) -> str | None:
+    """A command line (or ``LLM(...)`` call) quoted in the log, read again as ``version``'s parser
+    reads it: the facts that reading changes (``-O``, short aliases), and the command line itself."""
+    if call:
+        before, after = argparse_repr.llm_call_args(text) or {}, argparse_repr.llm_call_args(text, version) or {}
+        cmd = None
+    else:
+        cmd = argparse_repr.find_command(text, version)
+        if cmd is None:
+            return None
+        before, after = argparse_repr.command_args(cmd), argparse_repr.command_args(cmd, version)
+    changed = {k: v for k, v in after.items() if before.get(k) != v}
+    if changed:
+        _apply_args(changed, put)
+    return cmd
 
 
 def derive_model_facts(model: str | None, arch: str | None) -> dict[str, Any]:

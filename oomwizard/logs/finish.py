@@ -124,11 +124,34 @@ def settle(col: Collector, file: str, line: int) -> bool:
     return changed
 
 
+def _quoted_with_release(col: Collector) -> None:
+    """A command line quoted in the log was read before the log said its release (or without
+    one): read it again as the release printed in the same log reads it (``-O`` and the short
+    aliases changed meaning across releases)."""
+    for key, call in (("_quoted_command", False), ("_quoted_call", True)):
+        quoted = col.private.get(key)
+        if quoted is None:
+            continue
+        text, file, line, shown = quoted
+        version = value_at(col, "vllm_version", file, line) if "vllm_version" in col.history else None
+        if version is None:
+            continue
+
+        def put(name: str, raw: Any, file: str = file, line: int = line, shown: str = shown) -> None:
+            col.put_at(name, raw, file, line, shown)
+
+        cmd = fact_rules.quoted_with_release(text, call, str(version), put)
+        literal = col.private.get("_serve_command_literal")
+        if cmd is not None and literal is not None and literal[1:3] == (file, line):
+            col.private["_serve_command_literal"] = (cmd, *literal[1:])
+
+
 def derive(col: Collector) -> None:
     """Facts that need the whole log: the command line, GPU count, the model's family."""
     for name in col._derived:
         col.facts.pop(name, None)
     before = set(col.facts)
+    _quoted_with_release(col)
     literal = col.private.get("_serve_command_literal")
     from_args = col.private.get("_serve_command_from_args")
     ns = col.private.get("_namespace")
