@@ -36,7 +36,6 @@ CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
 INLINE_CJK_ALLOWED: dict[str, str] = {
     # Packages being rewritten on their own; their Text(en, zh) calls move to the catalogue later.
-    "logs/": "log diagnosis reasons, still inline Text(en, zh)",
     "advice/calcs/": "calculation explanations, still inline Text(en, zh)",
     # Chinese that is not a string shown to anyone: it matches or describes Chinese content.
     "lint/internal.py": "patterns that find internal references in Chinese articles",

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..i18n import Text
+from ..text.units import GIB
 
-GIB = 1 << 30
 _PARAMS_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*[Bb](?![a-zA-Z0-9])")
 """A parameter count in a model's name (``Qwen1.5-72B-Chat``, ``llama-2-7b``); the first one wins
 (``Qwen3-235B-A22B`` is 235B in all)."""
