@@ -241,3 +241,16 @@ def test_an_llm_call_goes_through_the_same_parser() -> None:
     assert d.facts.value("gpu_memory_utilization") == 0.95
     assert d.facts.value("enforce_eager") is True
     assert d.facts.value("model") == "Qwen/Qwen3-8B"
+
+
+def test_a_wrong_startup_figure_is_reported_at_its_line(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "decision_trees", tmp_path / "decision_trees")
+    path = tmp_path / "decision_trees/diagnosis/numbers.yaml"
+    text = path.read_text(encoding="utf-8")
+    old = "facts: {kv_cache_tokens: 444960}"
+    i = text.index(old)
+    path.write_text(text[:i] + "facts: {kv_cache_tokens: 444}" + text[i + len(old):], encoding="utf-8")
+    problems: list = []
+    load_rules(tmp_path, problems)
+    hits = [p for p in problems if "kv_cache_tokens reads 444960, expected 444" in p.message]
+    assert hits and hits[0].file.endswith("numbers.yaml") and hits[0].line == text[:i].count("\n") + 1

@@ -13,6 +13,7 @@ from typing import Any
 
 from . import args as argparse_repr
 from . import gpu_size
+from .startup_numbers import TRIGGERS as STARTUP_TRIGGERS
 from .startup_numbers import numbers as _numbers
 
 Setter = Callable[[str, Any], None]
@@ -334,9 +335,7 @@ RULES: tuple[tuple[tuple[str, ...], Callable[[str, Setter], None]], ...] = (
     (("VLLM_USE_", "VLLM_ALLOW_RUNTIME_LORA"), _env),
     (("NVIDIA", "AMD ", "Intel", "Tesla", "Quadro", "Device name"), _gpu),
     (gpu_size.TRIGGERS, gpu_size.stated_size),
-    (("took", "KV cache size", "KV cache memory", "concurrency", "CUDA graph", "total_gpu_memory", "model weights take", "torch peak memory",
-      "Free memory on device", "Actual usage", "kv-cache-memory", "kv cache memory", "Chunked prefill",
-      "max model len", "equivalent to --gpu-memory"), _numbers),
+    (STARTUP_TRIGGERS, _numbers),
     (("platform", "Model Runner", "model runner", "Resolved architecture", "Starting to load model",
       "Encoder cache", "DeepGemm", "DeepGEMM", "deep_gemm", "Expandable segments", "ustom all", "custom_all_reduce",
       "vocab", "top-p & top-k sampling"), _misc),

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..facts.catalog import FAILURE_PHASES
 from ..kb.yamlsrc import KBError, LDict, LList, Problem, load_yaml
+from .message_facts import read_fact_examples, read_facts
 from .refine_rules import load_refinements
 from .rules_messages import load_messages
 from .rules_model import FLAGS, SLEEP_STATES, Example, FrameFlag, FramePhase, Rules, Signature
@@ -128,7 +129,7 @@ def _numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
     from .mechanisms import CONDITIONS, Mechanism
 
     r.keys(doc, doc.line, {"large_vocab", "fragmentation_min_mib", "mrv2_zero", "deepseek_v32", "mechanisms",
-                           "weights_share", "gpu_sizes"},
+                           "weights_share", "gpu_sizes", "startup_numbers"},
            {"large_vocab", "fragmentation_min_mib", "mrv2_zero", "deepseek_v32"}, "numbers")
     rules.large_vocab = _int(r, doc, "large_vocab")
     rules.fragmentation_min = _int(r, doc, "fragmentation_min_mib") << 20
@@ -145,6 +146,7 @@ def _numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
     if not isinstance(share, (int, float)) or not 0 < share <= 1:
         r.err(doc.line_of("weights_share"), "weights_share: expected a number in (0, 1]")
     rules.mechanism_params = {"weights_share": share}
+    _startup_numbers(r, rules, doc)
     sizes = doc.get("gpu_sizes")
     if isinstance(sizes, LDict):
         for name, gib in sizes.items():
@@ -177,6 +179,27 @@ def _numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
         if score is not None and reason is not None and all(c in CONDITIONS for c in when):
             out.append(Mechanism(str(d["id"]), when, str(d["scenario"]), score, reason))
     rules.mechanisms = tuple(out)
+
+
+def _startup_numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
+    """``startup_numbers``: start-up lines and the facts their groups carry (:mod:`.message_facts`)."""
+    out = []
+    items = r.seq(doc, "startup_numbers", "startup_numbers")
+    for i, d in enumerate(items):
+        what = f"startup_numbers[{i}]"
+        if not r.keys(d, items.line_of(i), {"triggers", "pattern", "facts", "fact_examples", "note"},
+                      {"triggers", "pattern", "facts", "fact_examples"}, what):
+            continue
+        rx = r.regex(d["pattern"], d.line_of("pattern"), f"{what}.pattern")
+        facts = read_facts(r, d, rx, what)
+        read_fact_examples(r, d, rx, facts, what)
+        triggers = r.strings(d, "triggers", what)
+        for j, ex in enumerate(r.seq(d, "fact_examples", what)):
+            if isinstance(ex, LDict) and not any(t in str(ex.get("text", "")) for t in triggers):
+                r.err(d["fact_examples"].line_of(j), f"{what}.fact_examples: the text holds none of the triggers")
+        if rx is not None and triggers:
+            out.append((triggers, rx, facts))
+    rules.startup_numbers = tuple(out)
 
 
 def _refinements(r: _Reader, rules: Rules, doc: LDict) -> None:

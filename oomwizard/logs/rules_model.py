@@ -110,6 +110,8 @@ class Rules:
     mechanisms: tuple[Any, ...] = ()
     refinements: Refinements = field(default_factory=Refinements)
     mechanism_params: dict[str, Any] = field(default_factory=dict)
+    startup_numbers: tuple[tuple[tuple[str, ...], re.Pattern[str], tuple[MessageFact, ...]], ...] = ()
+    """``(triggers, pattern, facts)`` of the figures vLLM prints while it starts."""
     gpu_sizes: dict[str, int | None] = field(default_factory=dict)
     """GPU name -> nominal GiB for a GPU named in prose (None: the name has several sizes)."""
     examples: list[Example] = field(default_factory=list)

@@ -120,5 +120,7 @@ MRV2_ZERO = _R.mrv2_zero
 DEEPSEEK_V32_RE = _R.deepseek_v32
 FRAGMENTATION_MIN = _R.fragmentation_min
 GPU_SIZES = _R.gpu_sizes
+STARTUP_NUMBERS = _R.startup_numbers
+"""``(triggers, pattern, facts)`` of the start-up figures (``startup_numbers``)."""
 """GPU name -> nominal GiB, for a GPU named in prose (``gpu_size``)."""
 """Reserved-but-unallocated memory below this is too small to call fragmentation."""
