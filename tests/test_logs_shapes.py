@@ -254,3 +254,11 @@ def test_a_wrong_startup_figure_is_reported_at_its_line(tmp_path: Path) -> None:
     load_rules(tmp_path, problems)
     hits = [p for p in problems if "kv_cache_tokens reads 444960, expected 444" in p.message]
     assert hits and hits[0].file.endswith("numbers.yaml") and hits[0].line == text[:i].count("\n") + 1
+
+
+def test_a_bare_card_number_is_not_searched_for_in_every_byte() -> None:
+    from oomwizard.logs.collect import trigger_words
+
+    words = set(trigger_words())
+    assert {"RTX", "GB", "MiB /", "H100"} <= words
+    assert not words & {"4090", "3090", "4080", "5090"}  # ports, ids and token counts hold them

@@ -40,8 +40,11 @@ def _name_re() -> re.Pattern[str]:
 
 
 _NAME_RE = _name_re()
-TRIGGERS: tuple[str, ...] = ("MiB /", *sorted({n.split()[-1] for n in GPU_SIZES}))
-"""Substrings a line must hold for :func:`stated_size` to look at it."""
+TRIGGERS: tuple[str, ...] = ("MiB /", "GB", "RTX", *sorted({n.split()[-1] for n in GPU_SIZES
+                                                           if not n.upper().startswith("RTX ")}))
+"""Substrings a line must hold for :func:`stated_size` to look at it. An RTX card's number alone
+is no trigger: every big log holds 4090s and 3090s (ports, ids, token counts), and searching for
+them would decode the lines around each; its size (``GB``) or ``RTX`` is one."""
 
 
 def _nominal(name: str) -> int | None:
