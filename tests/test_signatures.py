@@ -61,8 +61,8 @@ def test_every_scenario_id_exists_in_scenarios_yaml() -> None:
 
 def test_signature_facts_and_phases_are_known() -> None:
     for sig in SIGNATURES:
-        assert set(sig.facts.values()) <= set(CATALOG), sig.id
-        assert set(sig.facts) <= set(sig.pattern.groupindex), sig.id
+        assert {mf.fact for mf in sig.facts} <= set(CATALOG), sig.id
+        assert {mf.group for mf in sig.facts} <= set(sig.pattern.groupindex), sig.id
         assert sig.phase is None or sig.phase in FAILURE_PHASES, sig.id
         assert 0 < sig.score <= 1
         for field in re.findall(r"\{(\w+)\}", sig.reason.en + sig.reason.zh):

@@ -50,10 +50,10 @@ def test_the_programs_catalogues_have_no_problem():
 
 
 def test_no_chinese_is_written_in_code_outside_the_allow_list():
-    """A Chinese string in a .py file belongs in content/zh/strings.yaml (logs/ is allowed until it
-    is converted; the other entries say why they are not UI text)."""
+    """A Chinese string in a .py file belongs in content/zh/strings.yaml (the allowed entries say why
+    they are not UI text)."""
     assert scan_code().cjk == []
-    assert "logs/" in INLINE_CJK_ALLOWED
+    assert "logs/" not in INLINE_CJK_ALLOWED and "advice/calcs/" not in INLINE_CJK_ALLOWED
 
 
 def test_chinese_written_back_into_the_calculations_is_found(tmp_path):
@@ -70,11 +70,13 @@ def test_chinese_written_back_into_the_calculations_is_found(tmp_path):
 def test_new_inline_chinese_is_found_with_its_line(tmp_path):
     content, pkg = _catalogue(tmp_path, "a.b: 'x'\n", "a.b: '甲'\n", {
         "mod.py": 'X = ui("a.b", "en")\n\nY = "新的中文"\n',
-        "logs/ok.py": 'Z = "日志原因"\n',  # allowed: still converted on its own
+        "plain_prompts.py": 'YES = ("是",)\n',  # allowed: an answer the prompt accepts
+        "logs/rank.py": 'W = "日志原因"\n',  # no longer allowed
         "esc.py": 'R = "[\\u4e00-\\u9fff]"\n',  # an escaped range is not text
     })
     found = _found(catalogue_problems(content, pkg))
-    assert found == {("pkg/mod.py", 3, "Chinese text in code: give it a key in content/{en,zh}/strings.yaml")}
+    assert found == {("pkg/mod.py", 3, "Chinese text in code: give it a key in content/{en,zh}/strings.yaml"),
+                     ("pkg/logs/rank.py", 1, "Chinese text in code: give it a key in content/{en,zh}/strings.yaml")}
 
 
 def test_missing_unused_unknown_and_placeholder_problems_at_their_lines(tmp_path):

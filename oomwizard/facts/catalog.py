@@ -101,6 +101,7 @@ _SPECS: list[FactSpec] = [
     FactSpec("gpu_sm", "str"),
     FactSpec("gpu_arch", "enum", GPU_ARCHS),
     FactSpec("gpu_mem_total_bytes", "bytes", unit="B"),
+    FactSpec("gpu_mem_stated_bytes", "bytes", unit="B"),
     FactSpec("gpu_mem_free_bytes", "bytes", unit="B"),
     FactSpec("gpu_mem_used_by_others_bytes", "bytes", unit="B"),
     FactSpec("gpu_mixed_sizes", "bool"),

@@ -36,8 +36,6 @@ EMBEDDED_RE = re.compile(r"@(?:en|zh):([a-z0-9_.-]+)@")
 CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
 INLINE_CJK_ALLOWED: dict[str, str] = {
-    # Packages being rewritten on their own; their Text(en, zh) calls move to the catalogue later.
-    "logs/": "log diagnosis reasons, still inline Text(en, zh)",
     # Chinese that is not a string shown to anyone: it matches or describes Chinese content.
     "lint/internal.py": "patterns that find internal references in Chinese articles",
     "lint/leaves.py": "a docstring example of a Chinese line break",

@@ -318,27 +318,35 @@ def command_args(cmd: str, version: str | None = None) -> dict[str, Any]:
 _LLM_CALL_RE = re.compile(r"\bLLM\((?P<args>[^()]*(?:\([^()]*\)[^()]*)*)\)")
 
 
-def llm_call_args(text: str) -> dict[str, Any] | None:
-    """The keyword arguments of an offline ``LLM(...)`` call written on one line; the first
-    positional argument is the model."""
+def llm_call_args(text: str, version: str | None = None) -> dict[str, Any] | None:
+    """The keyword arguments of an offline ``LLM(...)`` call written on one line, named as the
+    argument parser of ``version`` names them (:func:`parse_argv`: the same names as ``vllm
+    serve``'s options); the first positional argument is the model."""
     m = _LLM_CALL_RE.search(text)
     if not m:
         return None
     out: dict[str, Any] = {}
+    words: list[str] = []
+    values: dict[str, Any] = {}
     for i, item in enumerate(split_top(m.group("args"))):
         key, eq, value = item.partition("=")
         key = key.strip()
         if eq and re.fullmatch(r"[A-Za-z_]\w*", key):
-            out[key] = literal(value)
+            values[key] = literal(value)
+            words.append(f"--{key}={key}")  # the value is the Python one, kept aside
         elif i == 0:
             model = literal(item)
             if isinstance(model, str) and model and not model.startswith(("*", "{")):
                 out["model"] = model
+    for name, kwarg in parse_argv(words, version).args.items():
+        if isinstance(kwarg, str) and kwarg in values:
+            out[name] = values[kwarg]
     return out or None
 
 
-def find_command(text: str) -> str | None:
-    """A ``vllm serve`` / ``python -m vllm.entrypoints…`` command line quoted in the log."""
+def find_command(text: str, version: str | None = None) -> str | None:
+    """A ``vllm serve`` / ``python -m vllm.entrypoints…`` command line quoted in the log, its
+    secrets hidden as ``version``'s parser reads the words."""
     m = _COMMAND_RE.search(text)
     if not m:
         return None
@@ -349,4 +357,4 @@ def find_command(text: str) -> str | None:
         argv = cmd.split()
     if len(argv) < 3 and "api_server" not in cmd:
         return None
-    return " ".join(shlex.quote(a) for a in redact_argv(argv))
+    return " ".join(shlex.quote(a) for a in redact_argv(argv, version))

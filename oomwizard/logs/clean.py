@@ -71,6 +71,9 @@ _PROC_RE = re.compile(
     r"^\((?P<name>[A-Za-z_][\w.\-]*(?:\((?:[^()]|\([^()]*\))*\))?)?"
     r"\s*(?:rank=(?P<rank>\d+)\s+)?pid=(?P<pid>\d+)(?:,\s*ip=[^)\s]+)?\)\s?"
 )
+# Ray's own daemons print without a pid: (raylet), (raylet, ip=10.0.0.2), (autoscaler +1m20s)
+# (``print_worker_logs`` in ray/_private/worker.py).
+_RAY_DAEMON_RE = re.compile(r"^\((?P<name>raylet|autoscaler)(?: \+[\dhms]+)?(?:,\s*ip=[^)\s]+)?\)\s?")
 _RANK_RE = re.compile(r"^\[rank(?P<rank>\d+)\]:\s?")
 _LEVEL_RE = re.compile(
     r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
@@ -79,6 +82,15 @@ _LEVEL_RE = re.compile(
 )
 _GLOG_RE = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+\s+[\w./\\-]+:\d+\]\s?")
 _REPEATED_RE = re.compile(r"\s*\[repeated \d+x across cluster\]\s*$")
+"""Ray's log deduplication: the line stands for several processes' copies, printed once at the end
+of its window (so often after what happened next)."""
+ELIDED_RE = re.compile(
+    r"^\s*(?:#\s*)?(?:\.{3,}|…+|\[\s*(?:\.{3}|…)[^\]]{0,60}\]|\(\s*(?:\.{3}|…)[^)]{0,60}\)"
+    r"|<\s*/?\s*(?:snip|snipped|cut|truncated)\s*>|\(\s*(?:truncated|snip|snipped|cut|omitted)[^)]{0,40}\)"
+    r"|-{2,}\s*(?:cut|snip|snipped|truncated)[\w ]{0,30}-{2,}|\.{3}\s*(?:snip|cut)\s*\.{3})\s*$",
+    re.I,
+)
+"""A line an operator put in where they left lines out: the traceback around it is one."""
 _TP_RE = re.compile(r"(?:^|_)TP(?P<tp>\d+)")
 
 # Lines that begin something new even without a prefix: they are never a wrapped continuation.
@@ -111,6 +123,8 @@ class Clean:
     """The logger's source file, e.g. ``gpu_model_runner.py``."""
     boundary: bool = False
     """A Markdown fence: a message cannot continue across it."""
+    repeated: bool = False
+    """Ray's ``[repeated Nx across cluster]`` summary of other processes' copies of this line."""
 
 
 _ANSI_HINT_RE = re.compile(r"[\x1b\x90-\x9f]|\^\[|ESC\[|#033\[|_bk;t=|\[[\d;]{0,12}m")
@@ -256,6 +270,12 @@ def clean_message(text: str, wrapped: bool = False, partial: bool = False) -> Cl
                 body = body[m.end():]
                 fresh = True
                 continue
+            m = _RAY_DAEMON_RE.match(body)
+            if m:
+                proc = proc or m.group("name")
+                body = body[m.end():]
+                fresh = True
+                continue
         if body.startswith("[rank"):
             m = _RANK_RE.match(body)
             if m:
@@ -277,11 +297,13 @@ def clean_message(text: str, wrapped: bool = False, partial: bool = False) -> Cl
             if m:
                 body = body[m.end():]
                 fresh = True
+    repeated = False
     if body.endswith("cluster]"):
-        body = _REPEATED_RE.sub("", body)
-    if not fresh and body and _FRESH_RE.match(body):
+        cut = _REPEATED_RE.sub("", body)
+        repeated, body = cut != body, cut
+    if not fresh and body and (_FRESH_RE.match(body) or ELIDED_RE.match(body)):
         fresh = True
-    return Clean(body, shown, proc, rank, fresh, partial, level, src)
+    return Clean(body, shown, proc, rank, fresh, partial, level, src, repeated=repeated)
 
 
 def clean(text: str) -> list[Clean]:

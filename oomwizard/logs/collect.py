@@ -11,14 +11,13 @@ needs: current tracebacks, the facts, and bounded lists of failures and marks.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from typing import Any
 
 from ..facts.catalog import CATALOG, FactValueError, coerce
 from ..facts.model import Fact
+from . import errors, finish, marks
 from . import facts as fact_rules
-from . import finish
+from .clean import ELIDED_RE as _ELIDED_RE
 from .failure import (
     EVIDENCE_WIDTH,
     MAX_FAILURES,
@@ -34,40 +33,14 @@ from .failure import (
 )
 from .lines import Logical
 from .model import where
-from .signatures import (
-    FRAME_RE,
-    GPU_BLOCKS_RE,
-    METHOD_RE,
-    MM_PROFILE_RE,
-    MM_PROFILE_TRIGGERS,
-    OOM_RE,
-    PROGRESS_RE,
-    SERVING_LOOPS,
-    SERVING_SOURCES,
-    SIGNATURES,
-    SLEEP_MARKS,
-    SLEEP_PARTIAL_TAGS,
-    TIMELINE,
-    WARMUP_CUT,
-    WARMUP_RAISERS,
-    Signature,
-)
-from .torch_oom import parse_torch_oom
+from .signatures import FRAME_RE, SERVING_LOOPS, WARMUP_CUT, WARMUP_RAISERS, Signature
 from .triggers import (
     _CALL_RE,
     _CODE_RE,
-    _DEATH_RE,
     _EXC_RE,
     _FACT_TRIGGER_RE,
-    _NCCL_OOM_RE,
-    _PHASE_ORDER,
-    _RUN_START_RE,
-    _SERVING_RE,
     _SIG_TRIGGER_RE,
-    _SLEEP_RE,
     _TIMELINE_RE,
-    _TRIED_RE,
-    CONTINUE_LINES,
     _words,
     scanner,
     trigger_words,
@@ -76,19 +49,6 @@ from .triggers import (
 __all__ = ["EVIDENCE_WIDTH", "Collector", "Failure", "Frame", "Run", "Traceback", "_words", "sanitize", "scanner",
            "trigger_words"]
 
-
-def _matching(text: str, frames: list[Frame]) -> Iterator[tuple[Signature, re.Match[str]]]:
-    """Each message rule whose trigger, pattern and (when it names some) frames hold on ``text``."""
-    for sig in SIGNATURES:
-        if not any(t in text for t in sig.triggers):
-            continue
-        m = sig.pattern.search(text)
-        if not m:
-            continue
-        if sig.frames is not None and not any(sig.frames.search(fr.path) or sig.frames.search(fr.func)
-                                              for fr in frames):
-            continue
-        yield sig, m
 
 
 class Collector:
@@ -113,6 +73,10 @@ class Collector:
         """The values a fact took, in reading order: ``[first position, fact there, last position,
         fact there]`` per stretch of equal values (a position is ``(input index, line)``)."""
         self._derived: set[str] = set()
+        self._last_tb = ""
+        """The process whose traceback a header or frame last extended."""
+        self._elided: str | None = None
+        """After an elision line: the process whose traceback the next frame or exception continues."""
 
     # --- facts --------------------------------------------------------------------------------
     def put(self, name: str, raw: Any) -> None:
@@ -164,9 +128,12 @@ class Collector:
 
     def feed(self, lg: Logical) -> None:
         text = lg.text
-        if self._open is not None and self._continue(lg):
+        if self._open is not None and errors.continue_open(self, lg):
             return
-        self._marks(lg)
+        marks.marks(self, lg)
+        if _ELIDED_RE.match(text):
+            self._elided = self._last_tb
+            return
         tb, header, found, last = self._frames(lg)
         if (header or found) and not _SIG_TRIGGER_RE.search(text, last):
             return
@@ -179,33 +146,13 @@ class Collector:
             return
         self._errors(lg, open_tb, found, last)
 
-    def _marks(self, lg: Logical) -> None:
-        """What a line says about the engine's run: a death reported, sleep, serving, a method, a
-        multimodal profiling pass."""
-        text = lg.text
-        run = self.run
-        if _DEATH_RE.search(text) and len(run.deaths) < MAX_MARKS:
-            run.deaths.append((self.file, lg.line, sanitize(lg.shown, 160)))
-        if ("sleep" in text or "wake up" in text) and _SLEEP_RE.search(text):
-            self._sleep_mark(text, lg)
-        if run.phase != "serving" and (
-                _SERVING_RE.search(text)
-                or (lg.level == "ERROR" and lg.src.rsplit("/", 1)[-1].startswith(SERVING_SOURCES))):
-            run.phase = "serving"
-            run.progressed = True
-        self._line = lg
-        if "method" in text and len(run.methods) < MAX_MARKS:
-            m = METHOD_RE.search(text)
-            if m:
-                run.methods.append((self.file, lg.line, m.group("func")))
-        if not run.mm_profile and any(t in text for t in MM_PROFILE_TRIGGERS) and MM_PROFILE_RE.search(text):
-            run.mm_profile = True
-
     def _frames(self, lg: Logical) -> tuple[Traceback | None, bool, int, int]:
         """A traceback's header and frames on this line: ``(its process's traceback, header seen,
         frames found, end of the last frame)``."""
         text = lg.text
         key = lg.proc
+        if self._elided is not None:
+            self._rejoin(self._elided, key, text)
         tb = self.tracebacks.get(key)
         header = "Traceback" in text and "most recent call last" in text
         if header:
@@ -216,6 +163,7 @@ class Collector:
                                                   run=self.run.index)
             if len(self.run.tracebacks) < MAX_MARKS:
                 self.run.tracebacks.append((self.file, lg.line, key, tb))
+            self._last_tb = key
         found = 0
         last = 0
         if 'File "' not in text:
@@ -229,10 +177,23 @@ class Collector:
                 tb.tail, tb.awaiting = "", True
             found += 1
             last = m.end()
+            self._last_tb = key
             if self.run.phase != "serving" and m.group("func") in SERVING_LOOPS:
                 self.run.phase = "serving"
                 self.run.progressed = True
         return tb, header, found, last
+
+    def _rejoin(self, before: str, key: str, text: str) -> None:
+        """The first frame or exception after an elision line continues the traceback open before
+        it, even under another prefix (the two parts were copied from different views)."""
+        self._elided = None
+        tb = self.tracebacks.get(before)
+        if before == key or tb is None or tb.closed or not ('File "' in text or _EXC_RE.match(text)):
+            return
+        mine = self.tracebacks.get(key)
+        if mine is None or mine.closed:
+            self.tracebacks[key] = self.tracebacks.pop(before)
+            tb.awaiting = False
 
     @staticmethod
     def _source_line(tb: Traceback, text: str) -> bool:
@@ -261,12 +222,12 @@ class Collector:
         exc_type = (exc.group("inner") or exc.group("type")) if exc else None
         kept = len(self.failures) + self.failures_dropped
         if _SIG_TRIGGER_RE.search(text):
-            self._signatures(lg, frames, code, exc_type)
+            errors.signatures(self, lg, frames, code, exc_type)
         if (exc_type == "RuntimeError" and frames and frames[-1].func in WARMUP_RAISERS
                 and len(self.failures) + self.failures_dropped == kept):
             self._new_failure(lg, 0, signature=WARMUP_CUT, frames=frames, code=code, exc_type=exc_type, is_oom=True)
         if _TIMELINE_RE.search(text):
-            self._timeline(text, lg)
+            marks.timeline(self, text, lg)
         if _FACT_TRIGGER_RE.search(text):
             fact_rules.extract(text, self.put)
 
@@ -289,152 +250,6 @@ class Collector:
         f.sleep_state, f.sleep_mark = self.run.sleep, self.run.sleep_mark
         self.failures.append(f)
         return f
-
-    def _sleep_mark(self, text: str, lg: Logical) -> None:
-        """Follow sleep mode: fallen asleep, the weights alone woken, or woken again."""
-        for trigger, rx, state in SLEEP_MARKS:
-            if trigger not in text:
-                continue
-            m = rx.search(text)
-            if m is None:
-                continue
-            tags = m.groupdict().get("tags") or ""
-            if state == "awake" and any(t in tags for t in SLEEP_PARTIAL_TAGS) and "kv_cache" not in tags:
-                state = "waking"
-            self.run.sleep = state
-            self.run.sleep_mark = (self.file, lg.line, sanitize(lg.shown, 200))
-            return
-
-    def _signatures(self, lg: Logical, frames: list[Frame], code: list[str], exc_type: str | None) -> None:
-        """Messages that name their cause on this line, then PyTorch's generic OOM unless one did."""
-        text = lg.text
-        if not frames and "method" in text:
-            m = METHOD_RE.search(text)
-            if m:
-                frames = [Frame("", m.group("func"))]
-        named_oom = False
-        for sig, m in _matching(text, frames):
-            self._named(lg, sig, m, frames, code, exc_type)
-            named_oom = named_oom or sig.oom
-        if not named_oom:
-            self._gpu_oom(lg, frames, code, exc_type)
-
-    def _named(self, lg: Logical, sig: Signature, m: re.Match[str], frames: list[Frame], code: list[str],
-               exc_type: str | None) -> None:
-        text = lg.text
-        groups = {k: v for k, v in m.groupdict().items() if v is not None}
-        # A message that quotes PyTorch's error keeps its numbers (the chained error may be cut).
-        inline = parse_torch_oom(text) if sig.oom else None
-        if inline is not None and inline.requested is None:
-            inline = None
-        failure = self._new_failure(lg, m.start(), signature=sig, groups=groups, frames=frames, code=code,
-                                    exc_type=exc_type, is_oom=sig.oom, oom=inline)
-        if failure is not None and any(g not in groups for g in sig.facts):
-            self._open = (failure, sig, text, lg, lg.lines[-1] if lg.lines else lg.line, CONTINUE_LINES)
-        if inline is not None and inline.total is not None:
-            self.put("gpu_mem_total_bytes", inline.total)
-        for group, fact in sig.facts.items():
-            if group in groups:
-                self.put(fact, groups[group].replace(",", ""))
-        self._message_facts(sig.id, groups)
-
-    def _message_facts(self, sid: str, groups: dict[str, str]) -> None:
-        """Facts some messages carry in a unit or spelling of their own."""
-        if sid == "free-memory-at-startup" and "total" in groups:
-            self.put("gpu_mem_total_bytes", round(float(groups["total"]) * (1 << 30)))
-            dev = groups.get("dev", "")
-            if dev.startswith(("xpu", "cuda")):
-                self.put("error_platform", "xpu" if dev.startswith("xpu") else "cuda")
-        if sid == "sleep-cumem-oom":
-            self.put("error_platform", "rocm" if groups.get("plat", "").upper() == "HIP" else "cuda")
-        if sid == "swap-space-warning":
-            self.put("host_mem_total_bytes", round(float(groups.get("ram", "0")) * (1 << 30)) or None)
-
-    def _gpu_oom(self, lg: Logical, frames: list[Frame], code: list[str], exc_type: str | None) -> None:
-        """PyTorch's (or NCCL's) generic GPU out-of-memory error."""
-        text = lg.text
-        m = OOM_RE.search(text) or _NCCL_OOM_RE.search(text)
-        if not m:
-            return
-        oom = parse_torch_oom(text)
-        failure = self._new_failure(lg, m.start(), oom=oom, is_oom=True, frames=frames, code=code, exc_type=exc_type)
-        if failure is not None and (oom is None or oom.requested is None):
-            self._open = (failure, None, text, lg, lg.lines[-1] if lg.lines else lg.line, 1)
-        if oom is not None:
-            if oom.platform:
-                self.put("error_platform", oom.platform)
-            if oom.total is not None:
-                self.put("gpu_mem_total_bytes", oom.total)
-        plat = m.groupdict().get("plat") or m.groupdict().get("plat2")
-        if plat in ("CUDA", "HIP", "XPU"):
-            self.put("error_platform", {"CUDA": "cuda", "HIP": "rocm", "XPU": "xpu"}[plat])
-
-    def _continue(self, lg: Logical) -> bool:
-        """Complete the message left open from the lines that follow it: PyTorch's OOM broken after
-        its first sentence ("Tried to allocate …" on the next line), or a message whose numbers a
-        report put on indented lines of their own. Returns True when the line was only that."""
-        assert self._open is not None
-        failure, sig, text, first, last, left = self._open
-        self._open = None
-        if failure.file != self.file or not 0 < lg.line - last <= 2 or lg.proc != failure.proc:
-            return False
-        if sig is None:
-            if not _TRIED_RE.match(lg.text):
-                return False
-            more = parse_torch_oom("out of memory. " + lg.text.strip())
-            if more is None:
-                return False
-            if failure.oom is None:
-                failure.oom = more
-            else:
-                for name, value in more.__dict__.items():
-                    if getattr(failure.oom, name) in (None, []):
-                        setattr(failure.oom, name, value)
-            if failure.oom.total is not None:
-                self._line, current = first, lg
-                self.put("gpu_mem_total_bytes", failure.oom.total)
-                self._line = current
-            return True
-        joined = f"{text} {lg.text.strip()}"
-        m = sig.pattern.search(joined)
-        added = {k: v for k, v in (m.groupdict() if m else {}).items() if v is not None and k not in failure.groups}
-        if added:
-            failure.groups.update(added)
-            self._line = first  # the facts come from the message, which starts there
-            for group, fact in sig.facts.items():
-                if group in added:
-                    self.put(fact, added[group].replace(",", ""))
-            self._line = lg
-        if left > 1 and any(g not in failure.groups for g in sig.facts):
-            self._open = (failure, sig, joined, first, lg.line, left - 1)
-        return False
-
-    def _timeline(self, text: str, lg: Logical) -> None:
-        if _RUN_START_RE.search(text):
-            run = self.run
-            if run.progressed or any(f.run == run.index for f in self.failures[-50:]):
-                self.runs.append(Run(len(self.runs), lg.line))
-            return
-        for trigger, rx, phase in TIMELINE:
-            if trigger in text and (rx is None or rx.search(text)):
-                run = self.run
-                bar = PROGRESS_RE.search(text)
-                if bar and int(bar.group("done")) < int(bar.group("total")) and len(run.bars) < MAX_MARKS:
-                    run.bars.append((self.file, lg.line, phase, sanitize(lg.shown, 160)))
-                if trigger == "blocks:" and len(run.blocks) < MAX_MARKS:
-                    blocks = GPU_BLOCKS_RE.search(text)
-                    if blocks and int(blocks.group("n")) > 0:
-                        run.blocks.append((self.file, lg.line, int(blocks.group("n")), sanitize(lg.shown)))
-                if phase == "sampler_warmup" and self.facts.get("engine") is not None \
-                        and self.facts["engine"].value == "v0":
-                    phase = "serving"
-                # Start-up only moves forward; ranks and Ray replay lines out of order.
-                if _PHASE_ORDER.index(phase) > _PHASE_ORDER.index(run.phase) if run.phase else True:
-                    run.phase = phase
-                if phase == run.phase:
-                    run.mark = (self.file, lg.line, sanitize(lg.shown))
-                run.progressed = True
-                return
 
     # --- end ----------------------------------------------------------------------------------
     def finish(self) -> None:

@@ -125,8 +125,13 @@ def conclude(col: Collector, inputs: list[str], warnings: list[str]) -> Diagnosi
     missing: list[str] = []
     if ranked.primary is not None and ranked.primary.cut:
         p = ranked.primary
-        missing.append(f"{where(p.file, p.line)}: the log ends inside this traceback, before its exception; the "
-                       "lines after it (the error message, e.g. `torch.OutOfMemoryError: …`) would settle the diagnosis")
+        if p.frames:
+            cut, after = "inside this traceback, before its exception", "the error message"
+        else:
+            cut, after = "right after this traceback's header, before its frames and its exception", \
+                "its frames and the error message"
+        missing.append(f"{where(p.file, p.line)}: the log ends {cut}; the lines after it ({after}, e.g. "
+                       "`torch.OutOfMemoryError: …`) would settle the diagnosis")
         warnings.extend(missing)
     ended = ranked.primary
     if ended is not None and ended.ended and ended.timeline is not None:

@@ -12,7 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from . import args as argparse_repr
+from . import gpu_size
+from .model_family import derive_model_facts
+from .startup_numbers import TRIGGERS as STARTUP_TRIGGERS
 from .startup_numbers import numbers as _numbers
+
+__all__ = ["RULES", "TRIGGERS", "Setter", "derive_model_facts", "extract", "quoted_with_release"]
 
 Setter = Callable[[str, Any], None]
 """``set(fact_name, raw_value)``; the collector converts and records the source line."""
@@ -54,29 +59,6 @@ _CUDAGRAPH_MODE_RE = re.compile(
 )
 _MODE_CODES = {"0": "NONE", "1": "PIECEWISE", "2": "FULL", "[2,0]": "FULL_DECODE_ONLY", "[2,1]": "FULL_AND_PIECEWISE",
                "[1,1]": "PIECEWISE", "[0,0]": "NONE"}
-
-_MOE_RE = re.compile(r"moe|mixtral|deepseekv[234]|deepseek-v[234]|deepseek-r1|gptoss|gpt-oss|kimi|llama4|"
-                     r"-a\d+(?:\.\d+)?b\b|glm4moe|glm-4\.5|glm-4\.6|minimax|dbrx|arctic|jamba|granitemoe|hunyuan", re.I)
-_MM_RE = re.compile(r"vl\b|vlm|vision|llava|pixtral|idefics|internvl|minicpmv|omni|paligemma|mllama|gemma3forcond|"
-                    r"qwen2_5_vl|qwen2vl|qwen3vl|phi3v|phi4mm|whisper|audio|ForConditionalGeneration", re.I)
-_HYBRID_RE = re.compile(r"mamba|jamba|nemotronh|nemotron-h|falconh1|falcon-h1|zamba|bamba|plamo2|hybrid|"
-                        r"qwen3next|qwen3-next|lfm2|minimaxtext01|minimaxm1|minimax-m1|kimilinear|kimi-linear|rwkv",
-                        re.I)
-"""State-space, linear-attention and other hybrid architectures: 0.25-0.28 turned model runner V2 on
-for dense models only where they are neither hybrid nor attention-free (vllm#44443), so these stay on V1."""
-_FAMILIES = (
-    ("deepseek_v32", re.compile(r"DeepseekV32|DeepSeek-V3\.2|GlmMoeDsa", re.I)),
-    ("deepseek_v4", re.compile(r"DeepseekV4|DeepSeek-V4", re.I)),
-    ("deepseek_v3", re.compile(r"DeepseekV3|DeepSeek-V3|DeepSeek-R1|DeepseekV2|DeepSeek-V2", re.I)),
-    ("kimi", re.compile(r"kimi", re.I)),
-    ("qwen", re.compile(r"qwen", re.I)),
-    ("llama", re.compile(r"llama", re.I)),
-    ("mistral", re.compile(r"mistral|mixtral|ministral|devstral|magistral|pixtral", re.I)),
-    ("gpt_oss", re.compile(r"gpt-?oss", re.I)),
-    ("glm", re.compile(r"glm", re.I)),
-    ("gemma", re.compile(r"gemma", re.I)),
-)
-
 
 def _apply_args(a: dict[str, Any], put: Setter) -> None:
     """Facts from an argument dict (``non-default args`` or ``Namespace``)."""
@@ -298,6 +280,7 @@ def _llm_call(text: str, put: Setter) -> None:
     call = argparse_repr.llm_call_args(text)
     if call:
         _apply_args(call, put)
+        put("_quoted_call", text)
 
 
 def _args(text: str, put: Setter) -> None:
@@ -318,6 +301,7 @@ def _command(text: str, put: Setter) -> None:
     cmd = argparse_repr.find_command(text)
     if cmd:
         put("_serve_command_literal", cmd)
+        put("_quoted_command", text)
         _apply_args(argparse_repr.command_args(cmd), put)
         _alloc(text, put)
         _env(text, put)
@@ -330,9 +314,8 @@ RULES: tuple[tuple[tuple[str, ...], Callable[[str, Setter], None]], ...] = (
     (("ALLOC_CONF",), _alloc),
     (("VLLM_USE_", "VLLM_ALLOW_RUNTIME_LORA"), _env),
     (("NVIDIA", "AMD ", "Intel", "Tesla", "Quadro", "Device name"), _gpu),
-    (("took", "KV cache size", "KV cache memory", "concurrency", "CUDA graph", "total_gpu_memory", "model weights take", "torch peak memory",
-      "Free memory on device", "Actual usage", "kv-cache-memory", "kv cache memory", "Chunked prefill",
-      "max model len", "equivalent to --gpu-memory"), _numbers),
+    (gpu_size.TRIGGERS, gpu_size.stated_size),
+    (STARTUP_TRIGGERS, _numbers),
     (("platform", "Model Runner", "model runner", "Resolved architecture", "Starting to load model",
       "Encoder cache", "DeepGemm", "DeepGEMM", "deep_gemm", "Expandable segments", "ustom all", "custom_all_reduce",
       "vocab", "top-p & top-k sampling"), _misc),
@@ -355,26 +338,18 @@ def extract(text: str, put: Setter) -> None:
                 break
 
 
-def derive_model_facts(model: str | None, arch: str | None) -> dict[str, Any]:
-    """Model family, MoE and multimodal from the model name and architecture (best effort)."""
-    text = " ".join(x for x in (arch, model) if x)
-    if not text:
-        return {}
-    out: dict[str, Any] = {}
-    for family, rx in _FAMILIES:
-        if rx.search(text):
-            out["model_family"] = family
-            break
+def quoted_with_release(text: str, call: bool, version: str, put: Setter) -> str | None:
+    """A command line (or ``LLM(...)`` call) quoted in the log, read again as ``version``'s parser
+    reads it: the facts that reading changes (``-O``, short aliases), and the command line itself."""
+    if call:
+        before, after = argparse_repr.llm_call_args(text) or {}, argparse_repr.llm_call_args(text, version) or {}
+        cmd = None
     else:
-        out["model_family"] = "other"
-    if _MOE_RE.search(text):
-        out["is_moe"] = True
-    elif arch:
-        out["is_moe"] = False
-    if _HYBRID_RE.search(text):
-        out["is_hybrid"] = True
-    elif arch:
-        out["is_hybrid"] = False
-    if (arch and _MM_RE.search(arch)) or (model and re.search(r"-VL-|[-_]VL\b|Vision|llava|Omni|pixtral", model, re.I)):
-        out["is_multimodal"] = True
-    return out
+        cmd = argparse_repr.find_command(text, version)
+        if cmd is None:
+            return None
+        before, after = argparse_repr.command_args(cmd), argparse_repr.command_args(cmd, version)
+    changed = {k: v for k, v in after.items() if before.get(k) != v}
+    if changed:
+        _apply_args(changed, put)
+    return cmd

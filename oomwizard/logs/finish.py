@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import facts as fact_rules
-from .failure import MAX_FAILURES, Failure, sanitize
+from .failure import MAX_FAILURES, Failure, Traceback, sanitize
 from .signatures import BLOCK_SIZE, KV_BLOCKS_SHORT, NEAR_LINES
 
 if TYPE_CHECKING:
@@ -46,18 +46,26 @@ def cut_tracebacks(col: Collector) -> None:
     """A traceback whose exception line never came (the input stops inside it, or starts in its
     middle and stops before its end) still names the phase its frames were running. For a
     start of the engine with no failure of its own, the last such traceback is kept as a
-    failure marked ``cut``: evidence, not a verdict."""
-    open_tbs = sorted((tb for tb in col.tracebacks.values() if not tb.closed and tb.frames),
+    failure marked ``cut``: evidence, not a verdict. One cut right at its header (no frame) counts
+    when start-up marks came before it: they are all that places it."""
+    open_tbs = sorted((tb for tb in col.tracebacks.values() if not tb.closed and (tb.frames or _in_startup(col, tb))),
                       key=lambda tb: (col.files.index(tb.file) if tb.file in col.files else -1, tb.line))
     for tb in reversed(open_tbs):
         if any(f.run == tb.run for f in col.failures) or len(col.failures) >= MAX_FAILURES:
             continue
         frames = tb.phase_frames()
         proc = next((k for k, v in col.tracebacks.items() if v is tb), "")
+        last = f" … {frames[-1].func}" if frames else ""
         col.failures.append(Failure(
-            file=tb.file, line=tb.line, text=sanitize(f"Traceback (most recent call last): … {frames[-1].func}"),
+            file=tb.file, line=tb.line, text=sanitize(f"Traceback (most recent call last):{last}"),
             proc=proc, rank=None, run=tb.run, frames=frames, code=list(tb.code),
             timeline=col.runs[tb.run].phase if tb.run < len(col.runs) else None, cut=True))
+
+
+def _in_startup(col: Collector, tb: Traceback) -> bool:
+    """A traceback cut at its header, with no frame at all, says something only when start-up
+    marks before it show how far the engine had got."""
+    return tb.run < len(col.runs) and col.runs[tb.run].phase not in (None, "serving")
 
 
 def ended(col: Collector) -> None:
@@ -116,11 +124,34 @@ def settle(col: Collector, file: str, line: int) -> bool:
     return changed
 
 
+def _quoted_with_release(col: Collector) -> None:
+    """A command line quoted in the log was read before the log said its release (or without
+    one): read it again as the release printed in the same log reads it (``-O`` and the short
+    aliases changed meaning across releases)."""
+    for key, call in (("_quoted_command", False), ("_quoted_call", True)):
+        quoted = col.private.get(key)
+        if quoted is None:
+            continue
+        text, file, line, shown = quoted
+        version = value_at(col, "vllm_version", file, line) if "vllm_version" in col.history else None
+        if version is None:
+            continue
+
+        def put(name: str, raw: Any, file: str = file, line: int = line, shown: str = shown) -> None:
+            col.put_at(name, raw, file, line, shown)
+
+        cmd = fact_rules.quoted_with_release(text, call, str(version), put)
+        literal = col.private.get("_serve_command_literal")
+        if cmd is not None and literal is not None and literal[1:3] == (file, line):
+            col.private["_serve_command_literal"] = (cmd, *literal[1:])
+
+
 def derive(col: Collector) -> None:
     """Facts that need the whole log: the command line, GPU count, the model's family."""
     for name in col._derived:
         col.facts.pop(name, None)
     before = set(col.facts)
+    _quoted_with_release(col)
     literal = col.private.get("_serve_command_literal")
     from_args = col.private.get("_serve_command_from_args")
     ns = col.private.get("_namespace")

@@ -45,6 +45,8 @@ class Logical:
     lines: list[int] = field(default_factory=list)
     """… and the physical line each of them came from."""
     shown_starts: list[int] = field(default_factory=list)
+    repeated: bool = False
+    """Ray's summary of other processes' copies of this line (``[repeated Nx across cluster]``)."""
 
     def line_at(self, offset: int) -> int:
         """The physical line holding character ``offset`` of ``text``."""
@@ -109,10 +111,11 @@ class Joiner:
             p.shown_starts.append(len(p.shown))
             p.text += c.text
             p.shown += c.shown
+            p.repeated = p.repeated or c.repeated
         else:
             if p is not None:
                 yield p
-            self.pending = Logical(c.text, c.shown, line_no, c.proc, c.rank, c.level, c.src)
+            self.pending = Logical(c.text, c.shown, line_no, c.proc, c.rank, c.level, c.src, repeated=c.repeated)
         self._learn(width)
         self.last_width = width
         self.last_partial = c.partial or block_cut

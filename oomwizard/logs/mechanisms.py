@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..i18n import Text
+from ..text.units import GIB
 
-GIB = 1 << 30
 _PARAMS_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*[Bb](?![a-zA-Z0-9])")
 """A parameter count in a model's name (``Qwen1.5-72B-Chat``, ``llama-2-7b``); the first one wins
 (``Qwen3-235B-A22B`` is 235B in all)."""
@@ -92,7 +92,8 @@ def evaluate(rules: tuple[Mechanism, ...], params: dict[str, Any], n: Numbers) -
 
 def numbers_of(oom: Any, value: Callable[[str], Any], flags: set[str], placed: bool) -> Numbers:
     """The figures of one failure (``oom``: its parsed PyTorch message) and the log's facts."""
-    total = getattr(oom, "total", None) or value("gpu_mem_total_bytes")
+    # The size a report or nvidia-smi states comes last: the message's own figures win.
+    total = getattr(oom, "total", None) or value("gpu_mem_total_bytes") or value("gpu_mem_stated_bytes")
     tp = value("tp")
     return Numbers(
         requested=getattr(oom, "requested", None), total=total if isinstance(total, int) else None, placed=placed,

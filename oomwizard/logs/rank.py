@@ -18,7 +18,7 @@ from typing import Any
 
 from ..facts.catalog import FAILURE_PHASES
 from ..facts.model import Fact
-from ..i18n import Text
+from ..i18n import Text, msg, ui
 from ..text.units import gib
 from ..versions import Version
 from .collect import Collector, Failure, Frame
@@ -59,18 +59,18 @@ OPTIONAL_PHASES = ("cudagraph_profile", "kernel_warmup")
 MAX_EVIDENCE = 6
 MAX_REASONS = 5
 
-PHASE_NAMES = {
-    "load_weights": Text("loading the weights", "加载权重"),
-    "startup_check": Text("the start-up memory check", "启动时的显存检查"),
-    "profile_run": Text("the profiling run", "内存分析（profile run）"),
-    "kv_cache_alloc": Text("sizing and allocating the KV cache", "确定并分配 KV cache"),
-    "graph_capture": Text("CUDA graph capture", "CUDA graph 捕获"),
-    "sampler_warmup": Text("the sampler warm-up", "sampler 预热"),
-    "cudagraph_profile": Text("the CUDA graph memory profile (before the KV cache)", "CUDA graph 显存分析（KV cache 之前）"),
-    "kernel_warmup": Text("the kernel warm-up (DeepGEMM, FlashInfer autotune)", "kernel 预热（DeepGEMM、FlashInfer autotune）"),
-    "serving": Text("serving requests", "处理请求"),
-    "host_memory": Text("host memory", "主机内存"),
-}
+PHASE_NAMES: dict[str, Text] = {p: msg(f"logs.phase.{p}") for p in (
+    "load_weights", "startup_check", "profile_run", "kv_cache_alloc", "graph_capture", "sampler_warmup",
+    "cudagraph_profile", "kernel_warmup", "serving", "host_memory")}
+"""How each failure phase is named in a reason."""
+
+
+def _said(key: str, phase: str | None = None, **fmt: object) -> Text:
+    """The catalogue reason ``key``, with the phase named in each language."""
+    def one(lang: str) -> str:
+        named = {"phase": getattr(PHASE_NAMES[phase], lang)} if phase is not None else {}
+        return ui(key, lang, **named, **fmt)
+    return Text(one("en"), one("zh"))
 
 
 
@@ -182,16 +182,11 @@ def _cut(f: Failure, env: Env, by_frames: str | None) -> tuple[list[Candidate], 
                                    if func in funcs and not funcs & unless), None)
     if by_frames is None and f.timeline in STARTUP_PHASES:
         # No frame names a phase: how far start-up had got (the whole log's marks) does.
-        how = Text(f"the log ends inside a traceback with no frame of a known phase, while start-up was in "
-                   f"{PHASE_NAMES[f.timeline].en}; the error itself is not in the excerpt",
-                   f"日志在一个没有已知阶段帧的 traceback 中途结束，当时启动进行到{PHASE_NAMES[f.timeline].zh}；"
-                   "摘录中没有错误本身")
+        how = _said("logs.rank.cut_marks", f.timeline)
         return _by_phase(env, f.timeline, CUT_TIMELINE, how), f.timeline
     if by_frames is None:
         return [], None
-    how = Text(f"the log ends inside a traceback through {PHASE_NAMES[by_frames].en}, before its exception: "
-               "the error itself is not in the excerpt",
-               f"日志在一个经过{PHASE_NAMES[by_frames].zh}的 traceback 中途结束，缺少异常行：摘录中没有错误本身")
+    how = _said("logs.rank.cut_frames", by_frames)
     return _by_phase(env, by_frames, CUT, how), by_frames
 
 
@@ -218,45 +213,27 @@ def _next_marks(phase: str) -> str:
 def ended_reason(phase: str) -> Text:
     """Which lines are missing from a log that stops during ``phase`` with no error."""
     nxt = _next_marks(phase)
-    return Text(f"the excerpt ends during {PHASE_NAMES[phase].en}, after this line, with no exception; the lines "
-                f"after it (the error, e.g. `torch.OutOfMemoryError: …`, or the next start-up line{', ' + nxt if nxt else ''})"
-                " would settle it",
-                f"摘录在{PHASE_NAMES[phase].zh}阶段、此行之后结束，没有任何异常；其后的几行（错误本身，如 "
-                f"`torch.OutOfMemoryError: …`，或下一条启动日志{'，' + nxt if nxt else ''}）即可确定原因")
+    return _said("logs.rank.ended_next", phase, next=nxt) if nxt else _said("logs.rank.ended", phase)
 
 
 def _placement(f: Failure, by_frames: str | None) -> tuple[str | None, float, Text]:
     """The phase of a GPU OOM, the score that way of reading it earns, and how it was read."""
     if by_frames is not None:
-        return by_frames, PHASE, Text(f"the traceback shows the OOM during {PHASE_NAMES[by_frames].en}",
-                                      f"traceback 显示 OOM 发生在 {PHASE_NAMES[by_frames].zh} 阶段")
+        return by_frames, PHASE, _said("logs.rank.by_frames", by_frames)
     by_next = frame_phase(f.next_frames)
     if by_next is not None:
-        return by_next, NEIGHBOUR, Text(
-            f"the traceback printed right below the message shows {PHASE_NAMES[by_next].en}",
-            f"紧随该信息打印的 traceback 显示当时正在{PHASE_NAMES[by_next].zh}")
+        return by_next, NEIGHBOUR, _said("logs.rank.by_next", by_next)
     by_method = frame_phase([Frame("", m) for m in f.near_methods])
     if by_method is not None:
-        return by_method, NEIGHBOUR, Text(
-            f"its own traceback is not in the log, but the workers beside it were running "
-            f"{PHASE_NAMES[by_method].en} ({', '.join(f.near_methods[:2])})",
-            f"日志中没有它自己的 traceback，但相邻的 worker 当时正在 {PHASE_NAMES[by_method].zh}"
-            f"（{', '.join(f.near_methods[:2])}）")
+        return by_method, NEIGHBOUR, _said("logs.rank.by_method", by_method, methods=", ".join(f.near_methods[:2]))
     if f.after is not None:
         phase = f.after[0]
-        return phase, TIMELINE_PHASE, Text(
-            f"a progress bar printed right after the error stopped unfinished: {PHASE_NAMES[phase].en} was running",
-            f"错误之后打印的进度条停在中途：当时正在{PHASE_NAMES[phase].zh}")
+        return phase, TIMELINE_PHASE, _said("logs.rank.by_bar", phase)
     if f.reported:
-        return "serving", NEIGHBOUR, Text(
-            "right after the error the layer that answers requests reported the engine dead: it was serving",
-            "错误之后，处理请求的一层随即报告引擎已死：当时正在处理请求")
+        return "serving", NEIGHBOUR, _said("logs.rank.reported")
     if f.timeline is not None:
-        return f.timeline, TIMELINE_PHASE, Text(
-            f"no traceback places it, but start-up had reached {PHASE_NAMES[f.timeline].en}",
-            f"没有 traceback 可定位，但启动已进行到 {PHASE_NAMES[f.timeline].zh} 阶段")
-    return None, WEAK, Text("a GPU out-of-memory error with nothing in the log to say when it happened",
-                            "GPU 显存不足，但日志中没有信息说明发生在哪个阶段")
+        return f.timeline, TIMELINE_PHASE, _said("logs.rank.by_timeline", f.timeline)
+    return None, WEAK, _said("logs.rank.weak")
 
 
 def _oom(f: Failure, env: Env, flags: set[str], by_frames: str | None) -> tuple[list[Candidate], str | None]:

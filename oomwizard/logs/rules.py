@@ -9,176 +9,20 @@ must not diagnose silently with part of its rules) and collects located problems
 from __future__ import annotations
 
 import functools
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from ..facts.catalog import CATALOG, FAILURE_PHASES
-from ..i18n import Text
+from ..facts.catalog import FAILURE_PHASES
 from ..kb.yamlsrc import KBError, LDict, LList, Problem, load_yaml
-from .refine_rules import Refinements, load_refinements
-from .rules_read import _empty, _int, _Reader, _score, expand, phrase
+from .message_facts import read_fact_examples, read_facts
+from .refine_rules import load_refinements
+from .rules_messages import load_messages
+from .rules_model import FLAGS, SLEEP_STATES, Example, FrameFlag, FramePhase, Rules, Signature
+from .rules_read import _int, _Reader, _score, expand, phrase
 
 __all__ = ["FILES", "FLAGS", "Example", "FrameFlag", "FramePhase", "Rules", "Signature", "expand", "load_rules",
            "phrase", "rules", "rules_dir"]
 
 FILES = ("tiers.yaml", "messages.yaml", "frames.yaml", "timeline.yaml", "numbers.yaml", "refinements.yaml")
-FLAGS = frozenset({"lora", "spec_decode", "sort", "mrv2", "mm_encoder", "custom_allreduce", "deep_gemm",
-                   "flashinfer", "sleep_wake"})
-"""The frame flags the ranking reads; a flag nobody reads would be a rule that does nothing."""
-SLEEP_STATES = ("asleep", "awake")
-
-
-@dataclass(frozen=True)
-class Signature:
-    """A message whose words identify a scenario."""
-
-    id: str
-    triggers: tuple[str, ...]
-    """Plain substrings; a line holding none of them is never tried against the regex."""
-    pattern: re.Pattern[str]
-    scenario: str
-    score: float
-    reason: Text
-    """Shown to the operator; ``{name}`` is filled from the regex's named groups."""
-    phase: str | None = None
-    facts: dict[str, str] = field(default_factory=dict)
-    """Named group -> fact name (converted to the fact's type by the caller)."""
-    oom: bool = False
-    """The message reports a GPU out-of-memory error (so phase and context apply)."""
-    frames: re.Pattern[str] | None = None
-    """When set, the message counts only at the end of a traceback with a frame (path or
-    function) matching this: a bare CUDA error says nothing without the code that raised it."""
-    by_phase: bool = False
-    """The message only names its phase (a report's own words): the phase's scenarios are ranked
-    as for frames, with their refinements, at the message's score."""
-
-
-@dataclass(frozen=True)
-class FramePhase:
-    phase: str
-    funcs: frozenset[str]
-    path: re.Pattern[str] | None = None
-    func_re: re.Pattern[str] | None = None
-    """For runners whose function names are not listed (model runner V2, plugins)."""
-    ctor: re.Pattern[str] | None = None
-    """A constructor (``__init__``) frame in a file matching this: building the model allocates
-    its parameters, so an OOM there happens while the weights are being set up."""
-
-
-@dataclass(frozen=True)
-class FrameFlag:
-    name: str
-    func: re.Pattern[str] | None = None
-    path: re.Pattern[str] | None = None
-    code: re.Pattern[str] | None = None
-    """Matched against the source lines a traceback shows under its frames."""
-
-
-@dataclass(frozen=True)
-class Example:
-    rule: str
-    scenario: str | None
-    text: str
-    file: str
-    line: int
-
-
-@dataclass
-class Rules:
-    tiers: dict[str, float] = field(default_factory=dict)
-    messages: tuple[Signature, ...] = ()
-    inferred: dict[str, Signature] = field(default_factory=dict)
-    gpu_oom: re.Pattern[str] = re.compile(r"(?!)")
-    gpu_oom_triggers: tuple[str, ...] = ()
-    frame_phases: tuple[FramePhase, ...] = ()
-    frame_flags: tuple[FrameFlag, ...] = ()
-    cut_phases: tuple[tuple[str, str, frozenset[str]], ...] = ()
-    warmup_raisers: frozenset[str] = frozenset()
-    timeline: tuple[tuple[str, re.Pattern[str] | None, str], ...] = ()
-    request_layer_death: tuple[str, ...] = ()
-    serving_loops: frozenset[str] = frozenset()
-    serving_sources: tuple[str, ...] = ()
-    sleep_marks: tuple[tuple[str, re.Pattern[str], str], ...] = ()
-    sleep_partial_tags: tuple[str, ...] = ()
-    mm_profile: re.Pattern[str] = re.compile(r"(?!)")
-    mm_profile_triggers: tuple[str, ...] = ()
-    thresholds: dict[str, float] = field(default_factory=dict)
-    large_vocab: int = 0
-    fragmentation_min: int = 0
-    mrv2_zero: str = ""
-    deepseek_v32: re.Pattern[str] = re.compile(r"(?!)")
-    mechanisms: tuple[Any, ...] = ()
-    refinements: Refinements = field(default_factory=Refinements)
-    mechanism_params: dict[str, Any] = field(default_factory=dict)
-    examples: list[Example] = field(default_factory=list)
-    sources: dict[str, tuple[str, int]] = field(default_factory=dict)
-    """Rule id -> (file, line), for lint's messages."""
-
-
-_MESSAGE_KEYS = {"id", "scenario", "score", "phase", "triggers", "pattern", "frames", "facts", "oom", "reason", "note",
-                 "examples", "by_phase"}
-
-
-def _signature_facts(r: _Reader, d: LDict, pattern: re.Pattern[str] | None, what: str) -> LDict:
-    """``facts:`` (named group -> fact), each a known fact and a group of the pattern."""
-    facts = d.get("facts")
-    if facts is not None and not isinstance(facts, LDict):
-        r.err(d.line_of("facts"), f"{what}.facts: expected group: fact")
-    if not isinstance(facts, LDict):
-        facts = _empty()
-    for group, fact in facts.items():
-        if fact not in CATALOG:
-            r.err(facts.line_of(group), f"{what}.facts: unknown fact {fact!r}")
-        if pattern is not None and group not in pattern.groupindex:
-            r.err(facts.line_of(group), f"{what}.facts: the pattern has no group {group!r}")
-    return facts
-
-
-def _signature_examples(r: _Reader, rules: Rules, d: LDict, sid: str, pattern: re.Pattern[str] | None,
-                        triggers: tuple[str, ...], what: str) -> None:
-    """Each example, kept for lint, must match the pattern and hold a trigger."""
-    ex_list = r.seq(d, "examples", what)
-    for i, text in enumerate(r.strings(d, "examples", what)):
-        rules.examples.append(Example(sid, d.get("scenario"), text, r.file, ex_list.line_of(i)))
-        if pattern is not None and not pattern.search(text):
-            r.err(ex_list.line_of(i), f"{what}: example does not match the pattern")
-        if triggers and not any(t in text for t in triggers):
-            r.err(ex_list.line_of(i), f"{what}: example holds none of the triggers")
-
-
-def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred: bool = False) -> Signature | None:
-    required = {"id", "scenario", "score", "pattern", "reason"} | (set() if inferred else {"triggers", "examples"})
-    if not r.keys(d, line, _MESSAGE_KEYS, required, what):
-        return None
-    sid = d["id"]
-    what = f"{what} {sid}"
-    score = _score(r, rules.tiers, d["score"], d.line_of("score"), what)
-    pattern = r.regex(d["pattern"], d.line_of("pattern"), f"{what}.pattern")
-    reason = r.text(d["reason"], d.line_of("reason"), f"{what}.reason")
-    phase = r.phase(d["phase"], d.line_of("phase"), what) if d.get("phase") is not None else None
-    frames = r.regex(d["frames"], d.line_of("frames"), f"{what}.frames") if d.get("frames") is not None else None
-    facts = _signature_facts(r, d, pattern, what)
-    if pattern is not None and reason is not None and not inferred:
-        for name in re.findall(r"\{(\w+)\}", reason.en + reason.zh):
-            if name not in pattern.groupindex:
-                r.err(d.line_of("reason"), f"{what}.reason: the pattern has no group {name!r}")
-    triggers = r.strings(d, "triggers", what)
-    if not inferred and not triggers:
-        r.err(d.line_of("triggers"), f"{what}: at least one trigger")
-    _signature_examples(r, rules, d, sid, pattern, triggers, what)
-    by_phase = d.get("by_phase") is True
-    if by_phase and phase is None:
-        r.err(d.line_of("by_phase"), f"{what}: by_phase needs a phase")
-    if None in (score, pattern, reason):
-        return None
-    if sid in rules.sources:
-        r.err(line, f"{what}: duplicate id (first at {rules.sources[sid][0]}:{rules.sources[sid][1]})")
-    rules.sources[sid] = (r.file, line)
-    assert score is not None and pattern is not None and reason is not None
-    return Signature(sid, triggers, pattern, str(d["scenario"]), score, reason, phase,
-                     {str(k): str(v) for k, v in facts.items()}, d.get("oom") is True, frames, by_phase)
 
 
 def _tiers(r: _Reader, rules: Rules, doc: LDict) -> None:
@@ -203,29 +47,6 @@ def _tiers(r: _Reader, rules: Rules, doc: LDict) -> None:
         scores = [rules.tiers.get(n) for n in order]
         if None in scores or scores != sorted(scores, reverse=True):  # type: ignore[type-var]
             r.err(order.line, "order: tiers must be known and listed from the strongest to the weakest")
-
-
-def _messages(r: _Reader, rules: Rules, doc: LDict) -> None:
-    items = r.seq(doc, "messages", "messages")
-    sigs = [_signature(r, rules, d, items.line_of(i), "message") for i, d in enumerate(items)]
-    rules.messages = tuple(s for s in sigs if s is not None)
-    inferred = r.seq(doc, "inferred", "inferred")
-    for i, d in enumerate(inferred):
-        s = _signature(r, rules, d, inferred.line_of(i), "inferred", inferred=True)
-        if s is not None:
-            rules.inferred[s.id] = s
-    oom = doc.get("gpu_oom")
-    if r.keys(oom, doc.line_of("gpu_oom"), {"triggers", "patterns", "examples", "note"}, {"triggers", "patterns"},
-              "gpu_oom"):
-        parts = r.strings(oom, "patterns", "gpu_oom")
-        rx = r.regex("|".join(parts), oom.line_of("patterns"), "gpu_oom.patterns")
-        if rx is not None:
-            rules.gpu_oom = rx
-            ex = r.seq(oom, "examples", "gpu_oom")
-            for i, text in enumerate(r.strings(oom, "examples", "gpu_oom")):
-                if not rx.search(text):
-                    r.err(ex.line_of(i), "gpu_oom: example does not match")
-        rules.gpu_oom_triggers = r.strings(oom, "triggers", "gpu_oom")
 
 
 def _frames(r: _Reader, rules: Rules, doc: LDict) -> None:
@@ -308,7 +129,7 @@ def _numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
     from .mechanisms import CONDITIONS, Mechanism
 
     r.keys(doc, doc.line, {"large_vocab", "fragmentation_min_mib", "mrv2_zero", "deepseek_v32", "mechanisms",
-                           "weights_share"},
+                           "weights_share", "gpu_sizes", "startup_numbers"},
            {"large_vocab", "fragmentation_min_mib", "mrv2_zero", "deepseek_v32"}, "numbers")
     rules.large_vocab = _int(r, doc, "large_vocab")
     rules.fragmentation_min = _int(r, doc, "fragmentation_min_mib") << 20
@@ -325,6 +146,16 @@ def _numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
     if not isinstance(share, (int, float)) or not 0 < share <= 1:
         r.err(doc.line_of("weights_share"), "weights_share: expected a number in (0, 1]")
     rules.mechanism_params = {"weights_share": share}
+    _startup_numbers(r, rules, doc)
+    sizes = doc.get("gpu_sizes")
+    if isinstance(sizes, LDict):
+        for name, gib in sizes.items():
+            if gib is not None and (not isinstance(gib, int) or isinstance(gib, bool) or gib <= 0):
+                r.err(sizes.line_of(name), f"gpu_sizes.{name}: expected a size in GiB or null")
+            else:
+                rules.gpu_sizes[str(name)] = gib
+    elif sizes is not None:
+        r.err(doc.line_of("gpu_sizes"), "gpu_sizes: expected name: GiB")
     out = []
     items = r.seq(doc, "mechanisms", "mechanisms")
     for i, d in enumerate(items):
@@ -350,6 +181,27 @@ def _numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
     rules.mechanisms = tuple(out)
 
 
+def _startup_numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
+    """``startup_numbers``: start-up lines and the facts their groups carry (:mod:`.message_facts`)."""
+    out = []
+    items = r.seq(doc, "startup_numbers", "startup_numbers")
+    for i, d in enumerate(items):
+        what = f"startup_numbers[{i}]"
+        if not r.keys(d, items.line_of(i), {"triggers", "pattern", "facts", "fact_examples", "note"},
+                      {"triggers", "pattern", "facts", "fact_examples"}, what):
+            continue
+        rx = r.regex(d["pattern"], d.line_of("pattern"), f"{what}.pattern")
+        facts = read_facts(r, d, rx, what)
+        read_fact_examples(r, d, rx, facts, what)
+        triggers = r.strings(d, "triggers", what)
+        for j, ex in enumerate(r.seq(d, "fact_examples", what)):
+            if isinstance(ex, LDict) and not any(t in str(ex.get("text", "")) for t in triggers):
+                r.err(d["fact_examples"].line_of(j), f"{what}.fact_examples: the text holds none of the triggers")
+        if rx is not None and triggers:
+            out.append((triggers, rx, facts))
+    rules.startup_numbers = tuple(out)
+
+
 def _refinements(r: _Reader, rules: Rules, doc: LDict) -> None:
     found: list[tuple[str, str, str, int]] = []
     rules.refinements = load_refinements(r, rules.tiers, doc, FLAGS, FAILURE_PHASES, found)
@@ -359,7 +211,7 @@ def _refinements(r: _Reader, rules: Rules, doc: LDict) -> None:
         rules.sources[rule] = (r.file, line)
 
 
-_SECTIONS = {"tiers.yaml": _tiers, "messages.yaml": _messages, "frames.yaml": _frames, "timeline.yaml": _timeline,
+_SECTIONS = {"tiers.yaml": _tiers, "messages.yaml": load_messages, "frames.yaml": _frames, "timeline.yaml": _timeline,
              "numbers.yaml": _numbers, "refinements.yaml": _refinements}
 
 

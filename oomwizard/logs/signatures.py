@@ -73,6 +73,8 @@ OOM_RE = _R.gpu_oom
 """A GPU out-of-memory error without a cause of its own: PyTorch's message (CUDA, ROCm, Intel),
 the old parenthesised form, a raw CUDA error, or vLLM's engine-level text."""
 OOM_TRIGGERS = _R.gpu_oom_triggers
+GPU_OOM_FACTS = _R.gpu_oom_facts
+"""The facts the generic OOM's groups carry (its platform)."""
 
 # --- traceback frames ---------------------------------------------------------------------------
 FRAME_RE = re.compile(r"File \"(?P<path>[^\"]+)\", line (?P<line>\d+), in (?P<func>[\w<>.]+)")
@@ -117,4 +119,8 @@ MRV2_ZERO = _R.mrv2_zero
 """Releases where model runner V2 reserves no CUDA graph memory (``vllm-facts.md`` §1)."""
 DEEPSEEK_V32_RE = _R.deepseek_v32
 FRAGMENTATION_MIN = _R.fragmentation_min
+GPU_SIZES = _R.gpu_sizes
+STARTUP_NUMBERS = _R.startup_numbers
+"""``(triggers, pattern, facts)`` of the start-up figures (``startup_numbers``)."""
+"""GPU name -> nominal GiB, for a GPU named in prose (``gpu_size``)."""
 """Reserved-but-unallocated memory below this is too small to call fragmentation."""
