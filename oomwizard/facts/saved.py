@@ -16,11 +16,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..envelope import kind_of
+from ..text.units import MIB, TIB, mib
 from .machine import KIND, MachineReport
 
-LIMIT = 16 * 1024**2
+LIMIT = 16 * MIB
 """A saved report is a few KiB; 16 MiB leaves room for a machine with hundreds of processes."""
-MAX_BYTES = 16 * 1024**4
+MAX_BYTES = 16 * TIB
 """No GPU slice or host reports 16 TiB; a bigger number is a typo or an edit."""
 
 
@@ -43,7 +44,7 @@ def read_report_file(path: str, limit: int = LIMIT, what: str = "machine descrip
             kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device, FIFO or socket)"
             raise fail(f"cannot read {what} {path}: it is {kind}")
         if st.st_size > limit:
-            raise fail(f"cannot read {what} {path}: it is {st.st_size / 1024**2:.0f} MiB, more than the {limit // 1024**2} MiB a saved {noun} can be")
+            raise fail(f"cannot read {what} {path}: it is {mib(st.st_size)}, more than the {limit // MIB} MiB a saved {noun} can be")
         with os.fdopen(os.dup(fd), "rb") as fh:
             raw = fh.read(limit + 1)
     except OSError as e:
@@ -51,7 +52,7 @@ def read_report_file(path: str, limit: int = LIMIT, what: str = "machine descrip
     finally:
         os.close(fd)
     if len(raw) > limit:
-        raise fail(f"cannot read {what} {path}: it grew past {limit // 1024**2} MiB while being read")
+        raise fail(f"cannot read {what} {path}: it grew past {limit // MIB} MiB while being read")
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as e:
