@@ -14,6 +14,7 @@ from typing import TextIO
 
 from .i18n import ui
 from .text.output import clean_text
+from .text.units import mib
 
 DELAY_S = 0.5
 """A read shorter than this shows nothing."""
@@ -21,7 +22,7 @@ EVERY_S = 0.2
 
 
 def fmt_mib(n: int) -> str:
-    return f"{n / (1 << 20):,.0f} MiB"
+    return mib(n, grouped=True)
 
 
 class ProgressLine:

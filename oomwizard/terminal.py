@@ -23,11 +23,12 @@ from dataclasses import dataclass, field
 
 from .logs import inputs
 from .stdio import stdin_closed
+from .text.units import GIB, MIB
 
 TTY = "/dev/tty"
-SPOOL_LIMIT = 8 * 1024**3
+SPOOL_LIMIT = 8 * GIB
 """A piped log larger than this is cut there (the reader states it): a pipe may never end."""
-CHUNK = 1 << 20
+CHUNK = MIB
 
 
 @dataclass

@@ -8,6 +8,10 @@ the demo's saved machine report, so the pictures are deterministic and show what
 sees. Keys are pressed as an operator would: Enter on each suggestion. The checked checklist is
 made against a restart log derived from the demo's (the same start, with new process ids, run to
 the end), written to a temporary folder under a fixed name.
+
+It drives the app with the same Pilot helpers as the tests (``tests/snapshot_apps/pilot.py``:
+wait for events and workers, never for a time), imported from the checkout: like this script,
+they are part of a checkout and of the sdist, not of the installed package.
 """
 
 from __future__ import annotations
@@ -24,35 +28,23 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from snapshot_apps.pilot import enter_until_leaf, press, settle, to_questions  # noqa: E402
 
 from oomwizard.engine import Ask  # noqa: E402
 from oomwizard.frontend.options import DEMO_LOG, DEMO_MACHINE, LaunchOptions  # noqa: E402
 from oomwizard.tui.app import WizardApp  # noqa: E402
-from oomwizard.tui.screens.diagnosis import DiagnosisScreen  # noqa: E402
-from oomwizard.tui.screens.leaf import LeafScreen  # noqa: E402
 from oomwizard.tui.screens.question import QuestionScreen  # noqa: E402
 
 SIZE = (100, 32)
 Steps = Callable[[Any], Awaitable[None]]
 
 
-async def settle(pilot: Any) -> None:
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    await pilot.pause()
-
-
-async def press(pilot: Any, *keys: str) -> None:
-    for key in keys:
-        await pilot.press(key)
-        await pilot.pause()
+async def keys(pilot: Any, *names: str) -> None:
+    """Press keys as an operator would, then wait for what they started."""
+    await press(pilot, *names)
     await settle(pilot)
-
-
-async def to_questions(pilot: Any) -> None:
-    await settle(pilot)
-    if isinstance(pilot.app.screen, DiagnosisScreen):
-        await press(pilot, "enter")
 
 
 async def to_suggested_choice(pilot: Any) -> None:
@@ -68,17 +60,13 @@ async def to_suggested_choice(pilot: Any) -> None:
             and step.question.id != "symptom"
         ):
             return
-        await press(pilot, "enter")
+        await keys(pilot, "enter")
     raise SystemExit("no question with a suggestion from the log on this path")
 
 
 async def to_leaf(pilot: Any) -> None:
     await to_questions(pilot)
-    for _ in range(30):
-        if isinstance(pilot.app.screen, LeafScreen):
-            return
-        await press(pilot, "enter")
-    raise SystemExit("the walk did not reach a leaf")
+    await enter_until_leaf(pilot)
 
 
 async def nothing(pilot: Any) -> None:
@@ -123,21 +111,21 @@ def shots(log: str, machine: str, restart: str) -> list[tuple[str, LaunchOptions
 
     async def help_screen(pilot: Any) -> None:
         await to_suggested_choice(pilot)
-        await press(pilot, "question_mark")
+        await keys(pilot, "question_mark")
 
     async def checklist(pilot: Any) -> None:
         await to_leaf(pilot)
-        await press(pilot, "2", "space")
+        await keys(pilot, "2", "space")
 
     async def facts(pilot: Any) -> None:
         await to_questions(pilot)
-        await press(pilot, "f")
+        await keys(pilot, "f")
 
     async def checked(pilot: Any) -> None:
         await to_leaf(pilot)
-        await press(pilot, "v")
+        await keys(pilot, "v")
         pilot.app.screen.query_one("#verify-path").value = restart
-        await press(pilot, "enter")
+        await keys(pilot, "enter")
 
     return [
         ("welcome", opts(with_log=False), nothing),

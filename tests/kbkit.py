@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 from oomwizard.advice.commands import render_fix
 from oomwizard.advice.numbers import resolve
@@ -11,11 +12,24 @@ from oomwizard.facts.catalog import coerce
 from oomwizard.facts.model import Fact, FactSet
 from oomwizard.kb.loader import load_kb
 from oomwizard.kb.model import KnowledgeBase, Leaf
+from oomwizard.kb.yamlsrc import Problem
+from oomwizard.lint import lint
 
 GIB = 1024**3
 MIB = 1024**2
 H200_BYTES = 150754820096
 """NVML's total for the H200 in the fixtures (probe.json)."""
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@lru_cache(maxsize=1)
+def shipped_lint() -> tuple[Problem, ...]:
+    """``oomwizard lint`` of the knowledge base in this checkout, run once per test process: every
+    area's test reads its own problems from it instead of linting the whole base again (nothing
+    writes to the shipped files while the tests run; tests that break a file lint a copy)."""
+    return tuple(lint(REPO))
 
 
 @lru_cache(maxsize=1)

@@ -73,7 +73,7 @@ def test_cli_draws_on_a_terminal_and_leaves_stdout_clean(tmp_path: Path) -> None
     finally:
         sys.path.pop(0)
     log = tmp_path / "big.log"
-    gen_log.write(str(log), 64 << 20)
+    gen_log.write(str(log), 32 << 20)  # with the re engine, seconds of reading even on a fast machine: many times DELAY_S
     leader, follower = pty.openpty()
     env = {**os.environ, "OOMWIZARD_SCANNER": "re", "TERM": "xterm-256color"}  # the slowest engine: the read lasts long enough
     proc = subprocess.Popen([sys.executable, "-m", "oomwizard", "diagnose", str(log)], stdout=subprocess.PIPE,

@@ -46,6 +46,7 @@ except ImportError:
 pytestmark = [
     pytest.mark.skipif(BROWSER is None, reason="no headless Chromium: apt-get install chromium (or set OOMWIZARD_BROWSER)"),
     pytest.mark.skipif(not PLAYWRIGHT, reason="Playwright is not installed: pip install playwright"),
+    pytest.mark.xdist_group("site-browser"),  # one worker builds the site and starts Chromium, not each
 ]
 
 ONBOARD_PAGES = ("browse.html", "memory.html", "glossary.html", "tour/1-log.html", "index.html",

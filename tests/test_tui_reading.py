@@ -117,7 +117,8 @@ async def test_w_on_the_diagnosis_watches_the_log_it_read(tmp_path: Path) -> Non
     app = WizardApp(LaunchOptions(logs=[str(p)]), kb=fixture_kb(), sources=sources, environ={})
     async with app.run_test(size=SIZE) as pilot:
         await _until(pilot, lambda: app.log_state.status == "done")
-        assert "Watch log" in screen_text(app)
+        # The state is done before the screen has handled the message that redraws it.
+        await _until(pilot, lambda: "Watch log" in screen_text(app))
         first = app.log_state.diagnosis
         await pilot.press("w")
         await _until(pilot, lambda: "following" in _note(app))

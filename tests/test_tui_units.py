@@ -20,7 +20,7 @@ from oomwizard.facts.model import FactSet
 from oomwizard.frontend.inputs import check_log_path, format_value, machine_summary
 from oomwizard.report.script import leaf_script
 from oomwizard.tui import cjk, clipboard
-from oomwizard.tui.screens.leaf import first_sentence
+from oomwizard.tui.screens.leaf_text import first_sentence
 from oomwizard.tui.screens.save import leaf_file_text, write_new
 from oomwizard.tui.widgets.breadcrumbs import _shorten
 from oomwizard.tui.widgets.commands import command_content

@@ -15,3 +15,11 @@ def test_human_bytes_picks_the_largest_unit_that_keeps_the_number_at_least_one()
     assert human_bytes(12 * MIB) == "12.00 MiB"
     assert human_bytes(int(1.5 * GIB)) == "1.50 GiB"
     assert human_bytes(-2 * GIB) == "-2.00 GiB"
+
+
+def test_mib_groups_thousands_for_progress_lines_and_can_drop_the_unit():
+    assert mib(12_288 * MIB, grouped=True) == "12,288 MiB"
+    assert mib(12_288 * MIB) == "12288 MiB"
+    assert mib(1536 * KIB, 2) == "1.50 MiB"
+    assert mib(12_288 * MIB, unit=False, grouped=True) == "12,288"
+    assert mib(None, grouped=True) == "?"

@@ -21,8 +21,9 @@ from ..facts.model import Fact, FactSet
 from ..facts.saved import expected, kind
 from ..i18n import Text, TextError, msg
 from ..logs.model import Diagnosis
+from ..text.units import MIB
 
-LIMIT = 32 * 1024**2
+LIMIT = 32 * MIB
 """A bundle carries at most 8 MiB of log text (:data:`.build.MAX_LOG_CHARS`) plus JSON escaping."""
 MAX_LINE_NUMBER = 10**10
 MAX_PIECES = 200

@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from ..i18n import Text, TextError, msg
+from ..text.units import KIB, MIB
 
 VERSION = 1
 MAX_AGE_S = 14 * 24 * 3600
 MAX_ENTRIES = 20
-MAX_FILE = 1 << 20
+MAX_FILE = MIB
 """A walk is a few KiB; anything bigger is not one of ours."""
-BLOCK = 64 << 10
+BLOCK = 64 * KIB
 SCREENS = ("welcome", "diagnosis", "question", "leaf")
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..i18n import Text, TextError, msg
+from ..text.units import GIB, KIB, MIB, TIB
 from ..versions import Version, VersionError
 
 TYPES = ("str", "int", "float", "bool", "version", "bytes", "enum", "list")
@@ -209,18 +210,18 @@ _FALSE = {"0", "false", "no", "off", "n"}
 _SIZE_UNITS = {
     "": 1,
     "b": 1,
-    "k": 1024,
+    "k": KIB,
     "kb": 1000,
-    "kib": 1024,
-    "m": 1024**2,
+    "kib": KIB,
+    "m": MIB,
     "mb": 1000**2,
-    "mib": 1024**2,
-    "g": 1024**3,
+    "mib": MIB,
+    "g": GIB,
     "gb": 1000**3,
-    "gib": 1024**3,
-    "t": 1024**4,
+    "gib": GIB,
+    "t": TIB,
     "tb": 1000**4,
-    "tib": 1024**4,
+    "tib": TIB,
 }
 
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..i18n import both, ui
-from ..text.units import GIB
+from ..text.units import GIB, MIB
 
 LEVELS = ("info", "warning", "problem")
 
@@ -58,7 +58,7 @@ def _gpu_memory_notes(g: Mapping[str, Any], in_container: bool) -> list[dict[str
     procs = g.get("processes") or []
     listed = sum(p.get("used_bytes") or 0 for p in procs)
     used = mem.get("used") if mem.get("version") == "v2" else None
-    if used is not None and used - listed > 512 * 1024**2:
+    if used is not None and used - listed > 512 * MIB:
         hidden = (used - listed) / GIB
         if in_container:
             out.append(

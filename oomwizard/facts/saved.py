@@ -17,11 +17,12 @@ from typing import Any
 
 from ..envelope import kind_of
 from ..i18n import Text, TextError, msg
+from ..text.units import MIB, TIB
 from .machine import KIND, MachineReport
 
-LIMIT = 16 * 1024**2
+LIMIT = 16 * MIB
 """A saved report is a few KiB; 16 MiB leaves room for a machine with hundreds of processes."""
-MAX_BYTES = 16 * 1024**4
+MAX_BYTES = 16 * TIB
 """No GPU slice or host reports 16 TiB; a bigger number is a typo or an edit."""
 
 
@@ -52,7 +53,7 @@ def read_report_file(path: str, limit: int = LIMIT, what: Text = REPORT_WHAT, no
         if not stat.S_ISREG(st.st_mode):
             raise cannot(msg("facts.saved.is_folder") if stat.S_ISDIR(st.st_mode) else msg("facts.saved.not_regular"))
         if st.st_size > limit:
-            raise cannot(msg("facts.saved.too_big").format(size=st.st_size / 1024**2, limit=limit // 1024**2, noun=noun))
+            raise cannot(msg("facts.saved.too_big").format(size=st.st_size / MIB, limit=limit // MIB, noun=noun))
         with os.fdopen(os.dup(fd), "rb") as fh:
             raw = fh.read(limit + 1)
     except OSError as e:
@@ -60,7 +61,7 @@ def read_report_file(path: str, limit: int = LIMIT, what: Text = REPORT_WHAT, no
     finally:
         os.close(fd)
     if len(raw) > limit:
-        raise cannot(msg("facts.saved.grew").format(limit=limit // 1024**2))
+        raise cannot(msg("facts.saved.grew").format(limit=limit // MIB))
     try:
         return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as e:

@@ -17,9 +17,10 @@ from ..i18n import ui
 from ..kb.model import Leaf
 from ..logs.model import Evidence
 from ..text.output import clean_text
+from ..text.units import KIB
 from ..verify import FAIL, PASS, Verification, verify
 
-SNIFF_BYTES = 64 * 1024
+SNIFF_BYTES = 64 * KIB
 BINARY_SHARE = 0.1
 """Share of control bytes (with a NUL among them) above which a file is not a log."""
 _TEXT_CONTROLS = frozenset(b"\t\n\r\x1b\x0c")

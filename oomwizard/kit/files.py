@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 from ..i18n import LANGS, Text, ui
+from ..text.units import MIB
 from .targets import Target
 
 SUMS = "SHA256SUMS"
@@ -14,7 +15,7 @@ SUMS = "SHA256SUMS"
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
+        for block in iter(lambda: f.read(MIB), b""):
             h.update(block)
     return h.hexdigest()
 

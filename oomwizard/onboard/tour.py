@@ -16,7 +16,7 @@ from ..frontend.options import DEMO_LOG
 from ..i18n import msg
 from ..kb.model import KnowledgeBase
 from ..logs.model import Diagnosis
-from ..text.units import GIB
+from ..text.units import GIB, gib, mib
 from .budget import budget_from_facts
 from .data import Onboarding, TourStep
 
@@ -40,7 +40,7 @@ class TourPage:
 def _size(n: object) -> str:
     if not isinstance(n, (int, float)):
         return "?"
-    return f"{n / GIB:.2f} GiB" if n >= GIB else f"{n / (1 << 20):.2f} MiB"
+    return gib(n) if n >= GIB else mib(n, 2)
 
 
 def _gib(v: float | None) -> str:

@@ -12,10 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..text.units import GIB, gib
 from ..versions import Version
 from .kv import v
-
-GIB = 1 << 30
 
 
 def engine_of(release: Version) -> str:
@@ -195,7 +194,7 @@ def estimate(*, hidden: int, inter_gpu: int, heads_gpu: int, kv_heads_gpu: int, 
     act_f = (f"{batched_tokens} tokens x (2 x {inter_gpu} + ({heads_gpu} + 2 x {kv_heads_gpu}) x {head_dim} + 4 x {hidden})"
              f" x {dtype_bytes} B + {min(max_num_seqs, batched_tokens)} rows x {vocab} x 4 B x 2 (logits)")
     nt = NON_TORCH_TP1 if tp == 1 else NON_TORCH_TP
-    nt_f = f"{nt / GIB:.2f} GiB typical for TP={'1' if tp == 1 else '>1'}{non_torch_counts(release)}"
+    nt_f = f"{gib(nt)} typical for TP={'1' if tp == 1 else '>1'}{non_torch_counts(release)}"
     cg = 0
     cg_f = "not reserved by this release/setting"
     if counted_graphs:

@@ -11,13 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..text.units import GIB, gib
 from .arch import DTYPE_BYTES, ModelDesc
 from .errors import PlanError
 from .inputs import LATEST, Inputs
 from .sources import load_model
 from .weights import estimated_bytes
-
-GIB = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -45,11 +44,11 @@ def weights_total(facts: Any) -> Planned | None:
         return None
     quant = facts.value("quantization") or m.quantization
     if m.weight_file_bytes and (not facts.value("quantization") or facts.value("quantization") == m.quantization):
-        return Planned(m.weight_file_bytes, f"{m.name}: {m.weight_file_bytes / GIB:.2f} GiB in {m.weight_file_source}",
+        return Planned(m.weight_file_bytes, f"{m.name}: {gib(m.weight_file_bytes)} in {m.weight_file_source}",
                        ("model",))
     dtype = str(facts.value("dtype") or m.dtype).replace("torch.", "")
     total, how = estimated_bytes(m.params, DTYPE_BYTES.get(dtype, 2), quant)
-    return Planned(int(total), f"{m.name} ({m.source}): {how} = {total / GIB:.2f} GiB (estimated from the "
+    return Planned(int(total), f"{m.name} ({m.source}): {how} = {gib(total)} (estimated from the "
                                "architecture)", ("model",))
 
 

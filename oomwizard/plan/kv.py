@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..i18n import both
+from ..text.units import GIB
 from ..versions import Version
 from .arch import Layer
 from .errors import PlanError
 
-GIB = 1 << 30
 FP8_DS_MLA_BYTES = 656
 """Bytes per token per layer of DeepSeek's sparse fp8 MLA cache (``MLAAttentionSpec`` @0.11.0+)."""
 

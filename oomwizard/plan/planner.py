@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..i18n import Text, both, msg
+from ..text.units import GIB, gib
 from ..versions import Version
 from . import budget, hybrid, kv
 from .arch import DTYPE_BYTES, ModelDesc
 from .errors import PlanError
 from .inputs import KV_DTYPE_BYTES, LATEST, Inputs
-from .sources import GIB, detect_gpu, gpu_from_table, load_model
+from .sources import detect_gpu, gpu_from_table, load_model
 from .state import state_pages
 from .weights import estimated_bytes, mxfp4_marlin_expert_bytes
 
@@ -318,7 +319,7 @@ def _available(inp: Inputs, numbers: dict, requested: int, weights: int, counted
         log_util = float(lf.get("gpu_memory_utilization") or budget.default_util(log_release))
         old_req, _ = budget.requested_bytes(total, log_util, log_release)
         non_kv = old_req - int(float(lf["kv_cache_gib"]) * GIB)
-        f = (f"requested {requested / GIB:.2f} GiB - non-KV {non_kv / GIB:.2f} GiB measured in {inp.log_name} "
+        f = (f"requested {gib(requested)} - non-KV {gib(non_kv)} measured in {inp.log_name} "
              f"(its requested at util {log_util} minus its 'Available KV cache memory' {lf['kv_cache_gib']} GiB)")
         graphs = numbers["cudagraph_bytes"]["value"]
         if counted and not counted_then:
@@ -343,7 +344,7 @@ def _available(inp: Inputs, numbers: dict, requested: int, weights: int, counted
 
 def _load_error(weights: int, total: int) -> str | None:
     if weights >= total:
-        return (f"The weights ({weights / GIB:.2f} GiB per GPU) do not fit in the GPU ({total / GIB:.2f} GiB): loading "
+        return (f"The weights ({gib(weights)} per GPU) do not fit in the GPU ({gib(total)}): loading "
                 "fails with torch.OutOfMemoryError (CUDA out of memory).")
     return None
 

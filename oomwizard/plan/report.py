@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..i18n import msg
+from ..text.units import gib
 from .planner import Plan
-
-GIB = 1 << 30
 
 KEYS = ("weights_bytes_per_gpu", "kv_bytes_per_token", "activation_peak_bytes", "non_torch_bytes", "cudagraph_bytes",
         "requested_bytes", "available_kv_bytes", "num_blocks", "kv_tokens", "max_concurrency",
@@ -62,11 +61,11 @@ def _fmt(key: str, value: Any) -> str:
         return f"{value:.2f}x"
     if key in ("kv_bytes_per_token", "state_page_bytes"):
         return f"{value:,} B"
-    return f"{value / GIB:.2f} GiB"
+    return gib(value)
 
 
 def text(p: Plan, lang: str = "en") -> str:
-    lines = [T["title"](lang).format(model=p.model.name, gpu=f"{p.gpu['name']} ({p.gpu['total_bytes'] / GIB:.2f} GiB)",
+    lines = [T["title"](lang).format(model=p.model.name, gpu=f"{p.gpu['name']} ({gib(p.gpu['total_bytes'])})",
                                      ver=p.release.text)]
     s = p.settings
     lines.append(f"  TP {s['tp']}  PP {s['pp']}  dtype {s['dtype']}  kv {s['kv_cache_dtype']}  max_model_len "

@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from ..i18n import both
+from ..text.units import MIB
 from .arch import ModelDesc, describe
 from .errors import PlanError
 from .weights import file_weight_bytes
 
 DATA = Path(__file__).resolve().parent.parent / "data"
-GIB = 1 << 30
-MAX_CONFIG = 4 << 20
+MAX_CONFIG = 4 * MIB
 
 
 @lru_cache(maxsize=1)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..i18n import both
+from ..text.units import GIB
 from .errors import PlanError
 from .planner import Plan, plan
 
-GIB = 1 << 30
 UTIL_MAX = 0.98
 
 

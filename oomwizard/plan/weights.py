@@ -13,9 +13,11 @@ import struct
 from pathlib import Path
 from typing import Any
 
+from ..text.units import MIB
+
 ST_DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
                   "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "BOOL": 1, "U16": 2, "U32": 4, "U64": 8, "F4": 0.5}
-MAX_HEADER = 100 << 20
+MAX_HEADER = 100 * MIB
 """A header over 100 MiB is not a safetensors header (the format's own limit)."""
 
 QUANT_BYTES = {None: None, "fp8": 1.0, "fbgemm_fp8": 1.0, "modelopt": 1.0, "awq": 0.5 + 4 / 128, "gptq": 0.5 + 4 / 128,

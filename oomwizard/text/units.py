@@ -20,9 +20,13 @@ def gib(n: float | None, digits: int = 2, *, unit: bool = True) -> str:
     return f"{text} GiB" if unit else text
 
 
-def mib(n: float | None, digits: int = 0) -> str:
-    """``512 MiB`` (``?`` when unknown)."""
-    return "?" if n is None else f"{n / MIB:.{digits}f} MiB"
+def mib(n: float | None, digits: int = 0, *, unit: bool = True, grouped: bool = False) -> str:
+    """``512 MiB`` (``?`` when unknown); ``grouped`` writes thousands with commas (``12,288 MiB``),
+    as a progress line does; ``unit=False`` gives the number alone."""
+    if n is None:
+        return "?"
+    text = f"{n / MIB:,.{digits}f}" if grouped else f"{n / MIB:.{digits}f}"
+    return f"{text} MiB" if unit else text
 
 
 def human_bytes(n: float) -> str:

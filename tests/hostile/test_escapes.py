@@ -25,6 +25,9 @@ from oomwizard.frontend.options import LaunchOptions
 from oomwizard.kb.loader import get_kb
 from oomwizard.logs.diagnose import diagnose_paths
 
+# One worker runs this module: its module-scoped fixture is built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("hostile-escapes")
+
 
 def raw_controls(text: str) -> list[str]:
     """Every forbidden character in an output (tab, newline and CR aside), as its code point."""

@@ -22,6 +22,10 @@ from plant import SECRETS, cli, fake_proc, keys_only_log, leaks, secrets_log, se
 from oomwizard.kb.loader import get_kb
 from oomwizard.logs.diagnose import diagnose_paths
 
+# One worker runs this module: its module-scoped fixture is built once, not once per worker.
+pytestmark = pytest.mark.xdist_group("hostile-secrets")
+
+
 KEY_REF = '"$VLLM_API_KEY"'
 
 

@@ -3,6 +3,9 @@
 Tests wait for what they need, never for a time: :func:`until` lets the app run (its workers
 finish, its message queues drain) until a condition holds, and fails with the screen's text after
 a generous number of turns, so a slow, loaded machine only makes a test slower, not red.
+
+``scripts/screenshots.py`` drives the app with these too (it puts ``tests/`` on its path): they
+stay out of the installed package, which has no use for them.
 """
 
 from __future__ import annotations

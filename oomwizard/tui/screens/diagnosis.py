@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 from ...frontend.inputs import colon, fact_title, fact_where, format_value
 from ...logs.model import Diagnosis, Match
 from ...text.output import clean_text
+from ...text.units import mib
 from ..messages import LogRead
 from ..widgets.choices import ContinueList
 from .base import TitleBar, WizardScreen
@@ -136,8 +137,8 @@ class DiagnosisScreen(WizardScreen):
             bar.display = True
             self._progress_shown = True
             bar.update(total=total if total else None, progress=done)
-            mib = f"{done / (1 << 20):,.0f}" + (f" / {total / (1 << 20):,.0f}" if total else "")
-            self.query_one("#loading-note", Static).update(Content(self.t("tui.read_mib", mib=mib)))
+            read = mib(done, unit=False, grouped=True) + (f" / {mib(total, unit=False, grouped=True)}" if total else "")
+            self.query_one("#loading-note", Static).update(Content(self.t("tui.read_mib", mib=read)))
         if note is not None:
             self.query_one("#loading-note", Static).update(Content("\n".join(one_line(n) for n in note.splitlines())))
 

@@ -10,7 +10,6 @@ shows the line that decided each failure.
 
 from __future__ import annotations
 
-import re
 from typing import ClassVar
 
 from textual import on
@@ -21,7 +20,6 @@ from textual.content import Content
 from textual.widgets import Button, Footer, Markdown, Static, TabbedContent, TabPane
 
 from ...engine import Done
-from ...frontend.inputs import colon
 from ...frontend.verdicts import Checked, check_path, check_text, summary, ticks, verdicts
 from ...report.leaf import render_fixes
 from ...report.runthis import run_this, run_this_heading
@@ -30,17 +28,7 @@ from ..messages import FactsChanged
 from ..widgets.checklist import ChecklistItem
 from ..widgets.commands import CommandBlock, FixCard
 from .base import TitleBar, WizardScreen
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'“])|(?<=[\u3002\uff01\uff1f])")
-
-
-def first_sentence(text: str, limit: int = 240) -> str:
-    """The first sentence of ``text`` (English or Chinese), or ``text`` if it is one sentence."""
-    head = _SENTENCE_END.split(text.strip(), maxsplit=1)[0].strip()
-    if len(head) > limit:
-        cut = head[:limit].rsplit(" ", 1)[0]
-        return cut + "…"
-    return head
+from .leaf_text import leaf_details, leaf_summary
 
 
 class LeafScreen(WizardScreen):
@@ -80,7 +68,7 @@ class LeafScreen(WizardScreen):
         with TabbedContent(id="leaf-tabs", initial="fix"):
             with TabPane(f"1 {self.t('tui.leaf.tab.fix')}", id="fix"), VerticalScroll(id="fix-scroll"):
                 yield from self._run_this()
-                yield Static(self._summary(), id="leaf-summary")
+                yield Static(leaf_summary(self.wizard, self.done.leaf), id="leaf-summary")
                 yield Static(Content.assemble((w.t("fixes"), "bold underline")), classes="section")
                 yield from self._fix_cards()
                 yield Static(Content(self.t("tui.leaf.never_run")), id="never-run")
@@ -100,7 +88,7 @@ class LeafScreen(WizardScreen):
                     verdict = found[i] if i < len(found) else None
                     yield ChecklistItem(c.text(lang), auto, checked=cid in self._checked, verdict=verdict, id=cid)
             with TabPane(f"3 {self.t('tui.leaf.tab.details')}", id="details"), VerticalScroll(id="details-scroll"):
-                yield Static(self._details(), id="leaf-details")
+                yield Static(leaf_details(self.wizard, self.done), id="leaf-details")
             with TabPane(f"4 {self.t('tui.leaf.tab.article')}", id="article"):
                 # Filled on first view: parsing and highlighting a long article takes a noticeable
                 # fraction of a second, which the fix itself should not wait for.
@@ -120,66 +108,9 @@ class LeafScreen(WizardScreen):
                              id="run-this-verify")
             yield Static(Content(self.t("tui.runthis.keys")), id="run-this-keys")
 
-    def _summary(self) -> Content:
-        """Title, conclusion and the root cause's first sentence; the whole root cause is under Details."""
-        w = self.wizard
-        leaf = self.done.leaf
-        status = w.t(leaf.root_cause_status)
-        cause = leaf.root_cause(w.lang)
-        first = first_sentence(cause)
-        parts: list[str | tuple[str, str]] = [
-            (leaf.title(w.lang), "bold underline"),
-            "\n\n",
-            (f"{w.t('conclusion')}{colon(w.lang)}", "bold"),
-            leaf.conclusion(w.lang),
-            "\n\n",
-            (f"{w.t('root_cause')} ({status}){colon(w.lang)}", "bold"),
-            first,
-        ]
-        if first != cause:
-            parts.append((f"{'' if first.endswith('…') else ' …'} ({self.t('tui.leaf.more')})", "dim italic"))
-        return Content.assemble(*parts)
-
     def _fix_cards(self) -> ComposeResult:
         for i, rf in enumerate(render_fixes(self.done.leaf, self.done.facts, self.wizard.lang), 1):
             yield FixCard(i, rf, self.wizard.lang, copy_label=self.t("tui.copy"), id=f"fix-{i}")
-
-    def _details(self) -> Content:
-        w = self.wizard
-        lang = w.lang
-        leaf = self.done.leaf
-        parts: list[str | tuple[str, str]] = [
-            (f"{w.t('root_cause')} ({w.t(leaf.root_cause_status)})\n", "bold"),
-            leaf.root_cause(lang),
-            "\n\n",
-            (f"{w.t('environment')}\n", "bold"),
-            leaf.environment(lang),
-            "\n\n",
-            (f"{w.t('evidence')}{colon(lang)}", "bold"),
-            w.t(f"evidence.{leaf.evidence}"),
-            f"   [{leaf.id}]",
-        ]
-        if leaf.versions.text not in ("", "*"):
-            parts.append(f"   vLLM {leaf.versions.text}")
-        if leaf.caveats:
-            parts += ["\n\n", (f"{w.t('caveats')}\n", "bold")]
-            parts += [f"  • {c(lang)}\n" for c in leaf.caveats]
-        if leaf.sources:
-            parts += ["\n", (f"{w.t('sources')}\n", "bold")]
-            for s in leaf.sources:
-                parts.append(f"  {s.url}")
-                if s.title:
-                    parts.append((f"  {s.title}", "dim"))
-                parts.append("\n")
-        if self.done.path:
-            parts += ["\n", (f"{w.t('path')}\n", "bold")]
-            for step in self.done.path:
-                parts += [
-                    f"  {step.question}{colon(lang)}",
-                    (clean_text(step.label), "bold"),
-                    (f"  [{step.how}: {clean_text(step.source)}]\n", "dim"),  # a file name, a fact value
-                ]
-        return Content.assemble(*parts)
 
     def on_mount(self) -> None:
         self.ready = True

@@ -20,9 +20,9 @@ from ...plan.errors import PlanError
 from ...plan.inputs import Inputs
 from ...plan.planner import Plan, plan
 from ...plan.sources import load_model
+from ...text.units import GIB
 from .base import WizardModal
 
-GIB = 1 << 30
 BAR = 56
 CAPACITY_LEAVES = frozenset({"kv-cache-too-small", "no-kv-cache-memory", "weights-load-oom",
                              "insufficient-free-memory-at-startup", "runtime-oom", "sampler-warmup",
