@@ -43,6 +43,7 @@ from . import cjk, clipboard
 from .background import abandonable
 from .keymap import keymap_from
 from .messages import FactsChanged, LogRead, MachineDetected, ResumeOffered
+from .styles import add_screen_styles
 from .view import LogState, MachineState, Wizard
 from .walk import WalkKeeping
 
@@ -130,7 +131,8 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         self.outcome = Outcome()
         self.clipboard_runner = clipboard.load_tmux_buffer
         self.title = ui("tui.title", self.lang)
-        cjk.enable()
+        if self.lang == "zh" or cjk.needed(self._names(opts.effective_logs())):
+            cjk.enable()  # the first frame may show CJK text; otherwise enabled right after it
         keymap = keymap_from(self.environ)
         if keymap:
             self.set_keymap(keymap)
@@ -214,6 +216,16 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         self.outcome.kb_problems = problems
         self.exit(self.outcome)
 
+    # --- screens ------------------------------------------------------------------------------
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        add_screen_styles(self.stylesheet, screen)
+        return super().push_screen(screen, *args, **kwargs)
+
+    def switch_screen(self, screen: Any) -> Any:
+        add_screen_styles(self.stylesheet, screen)
+        return super().switch_screen(screen)
+
     # --- start-up ---------------------------------------------------------------------------
 
     async def on_mount(self) -> None:
@@ -249,6 +261,7 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         """Work starts once the first screen is on the terminal: the walk's keeper (it reads the
         saved walks; the last unfinished one is looked for in a worker), then a log given is read
         (its diagnosis is on the screen), then the knowledge base loads and the machine is detected."""
+        cjk.enable()  # before anything else is drawn: detection, a log or a paste may bring CJK text
         if self.opts.keep_state:
             from ..bundle.resume import Keeper
 
@@ -625,9 +638,10 @@ class WizardApp(WalkKeeping, App[Outcome], inherit_bindings=False):
         yield SystemCommand("Theme", "", self.action_change_theme)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        from .screens.facts import FactsScreen
-
-        return not (action == "facts" and isinstance(self.screen, FactsScreen))
+        # The footer asks this for every key it draws, the first frame's too: a screen module not
+        # imported yet cannot be on the screen, so it is not imported here.
+        facts = sys.modules.get(f"{__package__}.screens.facts")
+        return not (action == "facts" and facts is not None and isinstance(self.screen, facts.FactsScreen))
 
 
 def _provides_the_view(app: WizardApp) -> Wizard:

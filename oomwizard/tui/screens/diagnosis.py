@@ -62,6 +62,7 @@ def bullet(text: str) -> Table:
 
 
 class DiagnosisScreen(WizardScreen):
+    STYLES = "diagnosis.tcss"
     KIND = "diagnosis"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b,escape", "back", "tui.back", id="diagnosis.back"),

@@ -33,6 +33,7 @@ def _flat(text: str) -> str:
 
 
 class FactsScreen(WizardScreen):
+    STYLES = "facts.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b,escape", "close", "tui.back", id="facts.back"),
         Binding("n", "new_fact", "tui.facts.add", id="facts.add"),

@@ -15,6 +15,7 @@ from .base import WizardModal
 
 
 class HelpScreen(WizardModal):
+    STYLES = "help.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,f1", "close", "tui.back", id="help.close"),
     ]

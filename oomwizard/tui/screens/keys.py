@@ -69,6 +69,7 @@ def key_map(screen: Screen[object], lang: str) -> Group:
 
 
 class KeysScreen(WizardModal):
+    STYLES = "help.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,f1", "close", "tui.back", id="keys.close")]
 
     def __init__(self, under: Screen[object]) -> None:

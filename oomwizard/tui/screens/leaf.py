@@ -44,6 +44,7 @@ def first_sentence(text: str, limit: int = 240) -> str:
 
 
 class LeafScreen(WizardScreen):
+    STYLES = "leaf.tcss"
     KIND = "leaf"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "tui.copy", id="leaf.copy"),

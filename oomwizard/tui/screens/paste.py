@@ -14,6 +14,7 @@ from .base import TitleBar, WizardScreen
 
 
 class PasteScreen(WizardScreen):
+    STYLES = "paste.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "diagnose", "tui.paste.go", priority=True, id="paste.diagnose"),
         Binding("escape", "cancel", "tui.cancel", id="paste.cancel"),

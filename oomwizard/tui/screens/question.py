@@ -57,6 +57,7 @@ class VersionInput(Input):
 
 
 class QuestionScreen(WizardScreen):
+    STYLES = "question.tcss"
     KIND = "question"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b,escape", "back", "tui.back", id="question.back"),

@@ -19,6 +19,7 @@ __all__ = ["SaveScreen", "default_filename", "leaf_file_text", "write_new"]
 
 
 class SaveScreen(WizardModal):
+    STYLES = "save.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "tui.cancel", id="save.cancel")]
 
     def __init__(self, done: Done) -> None:

@@ -22,6 +22,7 @@ OnLog = Callable[[str, str], None]
 
 
 class VerifyScreen(WizardModal):
+    STYLES = "verify.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "check", "tui.verify.go", priority=True, id="verify.check"),
         Binding("escape", "cancel", "tui.cancel", id="verify.cancel"),

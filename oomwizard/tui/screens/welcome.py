@@ -29,6 +29,9 @@ ACTIONS = ("open_log", "paste", "detect", "questions", "demo", "browse", "tour")
 
 
 class WelcomeScreen(WizardScreen):
+    AUTO_FOCUS = "#actions"
+    """Focused as the screen is composed: Textual's default (the first focusable widget, the
+    scrolling body) would take the focus first and pass it on, redrawing the footer once more."""
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close_path", show=False, id="welcome.close_path")]
 
     def __init__(self) -> None:
@@ -65,7 +68,7 @@ class WelcomeScreen(WizardScreen):
     def on_mount(self) -> None:
         self.ready = True
         self.query_one("#log-path").display = False
-        self.query_one("#actions", OptionList).focus()
+        self.query_one("#actions", OptionList).focus()  # already focused (AUTO_FOCUS) unless the terminal had lost it
         self.facts_changed()
 
     # --- detection status --------------------------------------------------------------------
