@@ -153,3 +153,20 @@ def test_text_that_needs_them_does_wrap_otherwise() -> None:
     for text in ("显存不够", "a（b", "日志.log"):
         assert cjk.needed(text)
         assert _tokens(word, text) != _tokens(PLAIN_WORD, text), text
+
+
+@run_async
+async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
+    from textual.widgets._footer import FooterKey
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        keys = list(app.screen.query(FooterKey))
+        assert keys and "^q" not in {k.key_display for k in keys}
+        app.screen.refresh_bindings()  # the same keys: nothing is rebuilt
+        await settle(pilot)
+        assert list(app.screen.query(FooterKey)) == keys
+        await pilot.press("enter")  # "Open a log file": the path box takes the focus, q types a letter
+        await until(pilot, lambda: any(k.key_display == "^q" for k in app.screen.query(FooterKey)), "^q shown")
+        assert not set(app.screen.query(FooterKey)) & set(keys)

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, LoadingIndicator, OptionList, ProgressBar, Static
+from textual.widgets import LoadingIndicator, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from ...frontend.inputs import colon, fact_title, fact_where, format_value
@@ -27,6 +27,7 @@ from ...logs.model import Diagnosis, Match
 from ...text.output import clean_text
 from ..messages import LogRead
 from ..widgets.choices import ContinueList
+from ..widgets.footer import WizardFooter
 from .base import TitleBar, WizardScreen
 
 MAX_EVIDENCE = 6
@@ -92,7 +93,7 @@ class DiagnosisScreen(WizardScreen):
             yield Vertical(id="diag-detail")
             yield Static(id="diag-facts")
             yield Static(id="diag-warnings")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.ready = True

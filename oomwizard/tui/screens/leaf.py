@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Footer, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import Button, Markdown, Static, TabbedContent, TabPane
 
 from ...engine import Done
 from ...frontend.inputs import colon
@@ -29,6 +29,7 @@ from ...text.output import clean_text
 from ..messages import FactsChanged
 from ..widgets.checklist import ChecklistItem
 from ..widgets.commands import CommandBlock, FixCard
+from ..widgets.footer import WizardFooter
 from .base import TitleBar, WizardScreen
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'“])|(?<=[\u3002\uff01\uff1f])")
@@ -106,7 +107,7 @@ class LeafScreen(WizardScreen):
                 # Filled on first view: parsing and highlighting a long article takes a noticeable
                 # fraction of a second, which the fix itself should not wait for.
                 yield VerticalScroll(id="article-scroll")
-        yield Footer()
+        yield WizardFooter()
 
     def _run_this(self) -> ComposeResult:
         """First on screen at any size: the top fix's commands for this machine and how to check them."""

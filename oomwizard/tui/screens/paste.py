@@ -8,8 +8,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import Button, Footer, Static, TextArea
+from textual.widgets import Button, Static, TextArea
 
+from ..widgets.footer import WizardFooter
 from .base import TitleBar, WizardScreen
 
 
@@ -27,7 +28,7 @@ class PasteScreen(WizardScreen):
         with Horizontal(id="paste-buttons"):
             yield Button(self.t("tui.paste.go"), id="paste-go", variant="primary", compact=True)
             yield Button(self.t("tui.cancel"), id="paste-cancel", compact=True)
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
