@@ -62,10 +62,12 @@ def run_interactive(args: argparse.Namespace) -> int:
 
 def _check_logs(paths: Sequence[str]) -> int:
     """``--log`` files the wizard cannot read stop it before it starts, as ``diagnose`` does
-    (exit 4); a named pipe is left unopened, its data is the wizard's to read."""
-    from .logs.diagnose import InputError
+    (exit 4); a named pipe is left unopened, its data is the wizard's to read. Only the reader is
+    imported, not the diagnosis and its rules: the wizard's first frame must not wait for them."""
+    if not any(p != "-" for p in paths):
+        return 0
     from .logs.inputs import check_path, is_named_pipe
-    from .logs.reader import open_source
+    from .logs.reader import InputError, open_source
 
     try:
         for p in paths:

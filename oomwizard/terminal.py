@@ -21,7 +21,6 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .logs import inputs
 from .stdio import stdin_closed
 from .text.units import GIB, MIB
 
@@ -136,6 +135,8 @@ def attach(screen_fds: tuple[int, ...], *, follow: bool = False) -> Attached | N
 
 
 def _take_log(att: Attached, follow: bool) -> None:
+    from .logs import inputs  # only with a piped log: the wizard's first frame does not wait for the reader
+
     log_fd = os.dup(0)
     if follow:
         stream = os.fdopen(log_fd, "rb")

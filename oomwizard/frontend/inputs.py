@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..facts.model import Fact, FactSet
 from ..i18n import Text, TextError, msg, ui
-from ..logs.model import Diagnosis
-from ..text.output import clean_text
 from ..text.units import gib
 from ..versions import Version
 
@@ -242,6 +240,8 @@ def suggestion_source(sug: Suggestion, ask: Ask, lang: str) -> str:
             parts.append(fact_where(fact))
         else:
             parts.append(f"{fact_title(name, lang)} = {format_value(name, fact.value, lang)}, {fact_where(fact)}")
+
+    from ..text.output import clean_text  # here, not at import: the wizard's first frame does not need it
 
     text = "; ".join(parts) if parts else sug.source
     return " ".join(clean_text(text).split())

@@ -16,13 +16,16 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..i18n import said
+
 
 def abandonable(job: Callable[[], Any], done: Callable[[Any], None], failed: Callable[[str], None],
-                expected: type[Exception]) -> Callable[[], Awaitable[None]]:
+                expected: type[Exception], lang: str = "en") -> Callable[[], Awaitable[None]]:
     """An async worker body: ``done(result)``, or ``failed(message)`` when ``job`` raised.
 
-    ``expected`` is the exception whose message is shown as it is; any other is prefixed with its
-    type, since it is not a message written for the operator.
+    ``expected`` is the exception whose message is shown as it is (in ``lang`` when it carries
+    both languages); any other is prefixed with its type, since it is not a message written for
+    the operator.
     """
 
     async def wait() -> None:
@@ -49,7 +52,7 @@ def abandonable(job: Callable[[], Any], done: Callable[[Any], None], failed: Cal
         try:
             result = await future
         except expected as e:
-            failed(str(e))
+            failed(said(e, lang))
             return
         except Exception as e:  # noqa: BLE001 - shown on the screen; a read must never take the wizard down
             failed(f"{type(e).__name__}: {e}")

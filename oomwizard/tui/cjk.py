@@ -6,11 +6,16 @@ every CJK character becomes its own break opportunity, with closing punctuation 
 before and opening punctuation on the line after. Textual has no public hook for this, so the
 word patterns of the wrappers (Rich's for ``Content``/``Text``, Textual's for the text area) are
 replaced, and nothing happens if those internals ever move.
+
+Compiling the two patterns takes about 10 ms (``re`` expands every CJK range code point by code
+point), so the wizard does it before its first frame only where that frame can show such text
+(:func:`needed`), and otherwise right after it.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
 CJK = "\u2e80-\u2fff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 OPEN = "（《「『【〔"
@@ -20,11 +25,21 @@ _WORD = rf"(?:[{OPEN}]*(?:[{CJK}]|[^\s{CJK}{OPEN}{CLOSE}]+)[{CLOSE}]*|[{OPEN}{CL
 """One CJK character or a word in another script, with the punctuation that sticks to it (opening
 before, closing after), or stray punctuation."""
 
-WORD_RE = re.compile(rf"\s*{_WORD}\s*")
-"""Rich's word pattern (``\\s*\\S+\\s*``), used when Textual wraps ``Content`` and Rich wraps ``Text``."""
+FIRST = min(OPEN + CLOSE + CJK[0])
+"""The lowest code point the patterns treat apart (``…``): a text below it wraps alike either way."""
 
-CHUNK_RE = re.compile(rf"{_WORD}\s*|\s+")
-"""Textual's chunk pattern (``\\S+\\s*|\\s+``), used by the text area's soft wrap."""
+
+@cache
+def patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Rich's word pattern (``\\s*\\S+\\s*``), used when Textual wraps ``Content`` and Rich wraps
+    ``Text``, and Textual's chunk pattern (``\\S+\\s*|\\s+``), used by the text area's soft wrap."""
+    return re.compile(rf"\s*{_WORD}\s*"), re.compile(rf"{_WORD}\s*|\s+")
+
+
+def needed(text: str) -> bool:
+    """Whether ``text`` can wrap differently once :func:`enable` ran (it has ``…``, a CJK character
+    or CJK punctuation, or another character above them)."""
+    return max(text, default=" ") >= FIRST
 
 
 def enable() -> bool:
@@ -34,14 +49,15 @@ def enable() -> bool:
         from rich import _wrap as rich_wrap
     except ImportError:
         rich_wrap = None  # type: ignore[assignment]
+    word, chunk = patterns()
     if rich_wrap is not None and isinstance(getattr(rich_wrap, "re_word", None), re.Pattern):
-        rich_wrap.re_word = WORD_RE
+        rich_wrap.re_word = word
         done = True
     try:
         from textual import _wrap as textual_wrap
     except ImportError:
         return done
     if isinstance(getattr(textual_wrap, "re_chunk", None), re.Pattern):
-        textual_wrap.re_chunk = CHUNK_RE
+        textual_wrap.re_chunk = chunk
         done = True
     return done

@@ -13,12 +13,14 @@ from textual.screen import Screen
 
 from ..exitcodes import Exit
 from ..frontend.options import LaunchOptions
+from . import cjk
 from .app import WizardApp, print_outcome
 
 
 class OnboardApp(WizardApp):
     def __init__(self, opts: LaunchOptions, first: str, query: str = "", **kwargs: object) -> None:
         super().__init__(opts, **kwargs)  # type: ignore[arg-type]
+        cjk.enable()  # the first screen shows the knowledge base's text, before the wizard's first-frame work
         self.first = first
         self.query_text = query
 

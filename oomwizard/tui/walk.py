@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..text.output import clean_text
-
 
 class WalkKeeping:
     """Methods of :class:`~.app.WizardApp` that keep and bundle the walk."""
@@ -118,6 +116,8 @@ class WalkKeeping:
             self.notify(self.t("tui.report.done", paths=", ".join(paths)), timeout=12, markup=False)
 
         def failed(error: str) -> None:
+            from ..text.output import clean_text  # only on a failure: not before the first frame
+
             self.notify(self.t("tui.report.failed", error=" ".join(clean_text(error).split())), severity="error",
                         timeout=10, markup=False)
 

@@ -63,6 +63,10 @@ def steady_cursors(screen: Screen[None] | ModalScreen[None]) -> None:
 class WizardNode:
     """What :class:`WizardScreen` and :class:`WizardModal` share (mixed in before Textual's class)."""
 
+    STYLES: ClassVar[str] = ""
+    """The screen's own stylesheet, a file beside this module, added to the app's the first time a
+    screen that names it is shown (see :mod:`..styles`): the first frame parses only the rules it draws."""
+
     if TYPE_CHECKING:
         app: App[Any]
 

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...engine import Done
@@ -23,6 +23,7 @@ from ...facts.model import FactSet
 from ...onboard.browse import Entry, Result, entries, search
 from ...onboard.data import Term, get_onboarding
 from ...onboard.texts import t as ot
+from ..widgets.footer import WizardFooter
 from .base import TitleBar, WizardScreen
 from .leaf import LeafScreen
 
@@ -93,7 +94,7 @@ class BrowseScreen(WizardScreen):
             yield OptionList(id="browse-list", classes="ob-list")
             with VerticalScroll(id="browse-detail-scroll", classes="ob-detail"):
                 yield Static(id="browse-detail")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.ready = True
@@ -227,7 +228,7 @@ class GlossaryScreen(WizardScreen):
             yield OptionList(id="glossary-list", classes="ob-list")
             with VerticalScroll(classes="ob-detail"):
                 yield Static(id="glossary-detail")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.ready = True

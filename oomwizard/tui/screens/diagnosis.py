@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, LoadingIndicator, OptionList, ProgressBar, Static
+from textual.widgets import LoadingIndicator, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from ...frontend.inputs import colon, fact_title, fact_where, format_value
@@ -28,6 +28,7 @@ from ...text.output import clean_text
 from ...text.units import mib
 from ..messages import LogRead
 from ..widgets.choices import ContinueList
+from ..widgets.footer import WizardFooter
 from .base import TitleBar, WizardScreen
 
 MAX_EVIDENCE = 6
@@ -63,6 +64,7 @@ def bullet(text: str) -> Table:
 
 
 class DiagnosisScreen(WizardScreen):
+    STYLES = "diagnosis.tcss"
     KIND = "diagnosis"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b,escape", "back", "tui.back", id="diagnosis.back"),
@@ -92,7 +94,7 @@ class DiagnosisScreen(WizardScreen):
             yield Vertical(id="diag-detail")
             yield Static(id="diag-facts")
             yield Static(id="diag-warnings")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.ready = True

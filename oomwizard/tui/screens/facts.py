@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.coordinate import Coordinate
 from textual.suggester import SuggestFromList
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 from textual.widgets.data_table import CellDoesNotExist
 
 from ...facts.catalog import CATALOG, FactValueError
@@ -25,6 +25,7 @@ from ...facts.model import json_value
 from ...frontend.inputs import colon, fact_title, format_value, machine_summary
 from ...text.output import clean_text
 from ..messages import FactsChanged, MachineDetected
+from ..widgets.footer import WizardFooter
 from .base import TitleBar, WizardScreen
 
 
@@ -33,6 +34,7 @@ def _flat(text: str) -> str:
 
 
 class FactsScreen(WizardScreen):
+    STYLES = "facts.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b,escape", "close", "tui.back", id="facts.back"),
         Binding("n", "new_fact", "tui.facts.add", id="facts.add"),
@@ -54,7 +56,7 @@ class FactsScreen(WizardScreen):
             yield Input(id="editor-input")
             yield Static(id="editor-error")
         yield Static(Content(self.t("tui.facts.help")), id="facts-help")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.ready = True

@@ -8,13 +8,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Markdown, Static
 
 from ...kb.model import Question
+from ..widgets.footer import WizardFooter
 from .base import WizardModal
 
 
 class HelpScreen(WizardModal):
+    STYLES = "help.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,f1", "close", "tui.back", id="help.close"),
     ]
@@ -36,7 +38,7 @@ class HelpScreen(WizardModal):
                     yield Markdown(art.body, id="help-body")
                 else:
                     yield Static(Content(self.t("tui.help.none")), id="help-body")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.query_one("#help-scroll").focus()

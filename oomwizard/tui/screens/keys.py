@@ -18,9 +18,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...i18n import UI, ui
+from ..widgets.footer import WizardFooter
 from .base import WizardModal
 
 EVERYWHERE = ("tab", "arrows", "lists", "submit", "select", "palette", "keys", "quit")
@@ -69,6 +70,7 @@ def key_map(screen: Screen[object], lang: str) -> Group:
 
 
 class KeysScreen(WizardModal):
+    STYLES = "help.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,f1", "close", "tui.back", id="keys.close")]
 
     def __init__(self, under: Screen[object]) -> None:
@@ -80,7 +82,7 @@ class KeysScreen(WizardModal):
             yield Static(Content.assemble((self.t("tui.keys.title"), "bold")), id="help-title")
             with VerticalScroll(id="help-scroll"):
                 yield Static(key_map(self.under, self.wizard.lang), id="keys-map")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.query_one("#help-scroll").focus()

@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Footer, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import Button, Markdown, Static, TabbedContent, TabPane
 
 from ...engine import Done
 from ...frontend.verdicts import Checked, check_path, check_text, summary, ticks, verdicts
@@ -27,11 +27,13 @@ from ...text.output import clean_text
 from ..messages import FactsChanged
 from ..widgets.checklist import ChecklistItem
 from ..widgets.commands import CommandBlock, FixCard
+from ..widgets.footer import WizardFooter
 from .base import TitleBar, WizardScreen
 from .leaf_text import leaf_details, leaf_summary
 
 
 class LeafScreen(WizardScreen):
+    STYLES = "leaf.tcss"
     KIND = "leaf"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "tui.copy", id="leaf.copy"),
@@ -93,7 +95,7 @@ class LeafScreen(WizardScreen):
                 # Filled on first view: parsing and highlighting a long article takes a noticeable
                 # fraction of a second, which the fix itself should not wait for.
                 yield VerticalScroll(id="article-scroll")
-        yield Footer()
+        yield WizardFooter()
 
     def _run_this(self) -> ComposeResult:
         """First on screen at any size: the top fix's commands for this machine and how to check them."""

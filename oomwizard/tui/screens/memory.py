@@ -12,11 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Markdown, Static
 
 from ...onboard.budget import Budget, budget_from_facts
 from ...onboard.data import get_onboarding
 from ...onboard.texts import t as ot
+from ..widgets.footer import WizardFooter
 from .base import TitleBar, WizardScreen
 
 COLORS = {"weights": "#4c78a8", "other": "#f58518", "graphs": "#e45756", "kv": "#54a24b", "outside": "#8c8c8c"}
@@ -76,7 +77,7 @@ class MemoryScreen(WizardScreen):
                 yield Static(Content(ot("onboard.budget_none", lang)), id="memory-budget")
             body = get_onboarding().guides.get(("memory", lang)) or get_onboarding().guides.get(("memory", "en"), "")
             yield Markdown(_strip_front(body), id="memory-article", open_links=False)
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.ready = True

@@ -8,12 +8,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.widgets import Button, Footer, Static, TextArea
+from textual.widgets import Button, Static, TextArea
 
+from ..widgets.footer import WizardFooter
 from .base import TitleBar, WizardScreen
 
 
 class PasteScreen(WizardScreen):
+    STYLES = "paste.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "diagnose", "tui.paste.go", priority=True, id="paste.diagnose"),
         Binding("escape", "cancel", "tui.cancel", id="paste.cancel"),
@@ -26,7 +28,7 @@ class PasteScreen(WizardScreen):
         with Horizontal(id="paste-buttons"):
             yield Button(self.t("tui.paste.go"), id="paste-go", variant="primary", compact=True)
             yield Button(self.t("tui.cancel"), id="paste-cancel", compact=True)
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.widgets import Footer, Input, Select, Static
+from textual.widgets import Input, Select, Static
 
 from ...i18n import msg
 from ...plan.errors import PlanError
@@ -21,6 +21,7 @@ from ...plan.inputs import Inputs
 from ...plan.planner import Plan, plan
 from ...plan.sources import load_model
 from ...text.units import GIB
+from ..widgets.footer import WizardFooter
 from .base import WizardModal
 
 BAR = 56
@@ -107,7 +108,7 @@ class PlanScreen(WizardModal):
             yield Static("", id="plan-bar")
             yield Static(Content(self._t("legend")), id="plan-legend")
             yield Static("", id="plan-verdict")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.replan()

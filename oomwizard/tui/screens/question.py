@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, Footer, Input, OptionList, ProgressBar, Static
+from textual.widgets import Button, Input, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from ...engine import UNKNOWN, Ask, Done, Suggestion, walk
@@ -30,6 +30,7 @@ from ...versions import Version
 from ..messages import FactsChanged
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.choices import ChoiceList
+from ..widgets.footer import WizardFooter
 from .base import TitleBar, WizardScreen
 
 
@@ -57,6 +58,7 @@ class VersionInput(Input):
 
 
 class QuestionScreen(WizardScreen):
+    STYLES = "question.tcss"
     KIND = "question"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b,escape", "back", "tui.back", id="question.back"),
@@ -86,7 +88,7 @@ class QuestionScreen(WizardScreen):
                     with Horizontal(id="version-buttons"):
                         yield Button(self.t("tui.q.dont_know"), id="dont-know", compact=True)
                     yield Static(Content(self.t("tui.q.version_help")), id="version-help")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.ready = True

@@ -9,16 +9,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from ...engine import Done
 from ...report.save import default_filename, leaf_file_text, write_new
+from ..widgets.footer import WizardFooter
 from .base import WizardModal
 
 __all__ = ["SaveScreen", "default_filename", "leaf_file_text", "write_new"]
 
 
 class SaveScreen(WizardModal):
+    STYLES = "save.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "tui.cancel", id="save.cancel")]
 
     def __init__(self, done: Done) -> None:
@@ -32,7 +34,7 @@ class SaveScreen(WizardModal):
             yield Input(default_filename(self.done), id="save-input")
             yield Static(Content(self.t("tui.save.help")), id="save-help")
             yield Static(id="save-message")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.query_one("#save-input", Input).focus()

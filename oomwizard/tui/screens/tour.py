@@ -12,11 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...onboard.data import get_onboarding
 from ...onboard.texts import t as ot
 from ...onboard.tour import TourPage, tour_pages
+from ..widgets.footer import WizardFooter
 from .base import TitleBar, WizardScreen
 
 
@@ -38,7 +39,7 @@ class TourScreen(WizardScreen):
         with VerticalScroll(id="tour-scroll"):
             yield Static(id="tour-page")
         yield Static(Content(ot("onboard.tour_keys", self.wizard.lang)), id="tour-keys")
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.ready = True

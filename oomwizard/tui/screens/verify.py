@@ -10,9 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Footer, Input, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from ...frontend.inputs import check_log_path
+from ..widgets.footer import WizardFooter
 from ..widgets.path_suggester import PathInput
 from .base import WizardModal
 
@@ -22,6 +23,7 @@ OnLog = Callable[[str, str], None]
 
 
 class VerifyScreen(WizardModal):
+    STYLES = "verify.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "check", "tui.verify.go", priority=True, id="verify.check"),
         Binding("escape", "cancel", "tui.cancel", id="verify.cancel"),
@@ -39,7 +41,7 @@ class VerifyScreen(WizardModal):
             yield Static(Content(self.t("tui.verify.path_help")), id="verify-message")
             yield Static(Content(self.t("tui.verify.paste_help")), id="verify-paste-help")
             yield TextArea(id="verify-paste", soft_wrap=True, show_line_numbers=False)
-        yield Footer()
+        yield WizardFooter()
 
     def on_mount(self) -> None:
         self.query_one("#verify-path", Input).focus()

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...frontend.inputs import check_log_path, colon, machine_summary
@@ -22,6 +22,7 @@ from ...frontend.options import DEMO_LOG, DEMO_MACHINE
 from ...onboard import texts as _onboard_texts  # noqa: F401  (registers the browse/tour labels)
 from ..messages import MachineDetected, ResumeOffered
 from ..widgets.choices import ChoiceList
+from ..widgets.footer import WizardFooter
 from ..widgets.path_suggester import PathInput
 from .base import TitleBar, WizardScreen
 
@@ -29,6 +30,9 @@ ACTIONS = ("open_log", "paste", "detect", "questions", "demo", "browse", "tour")
 
 
 class WelcomeScreen(WizardScreen):
+    AUTO_FOCUS = "#actions"
+    """Focused as the screen is composed: Textual's default (the first focusable widget, the
+    scrolling body) would take the focus first and pass it on, redrawing the footer once more."""
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close_path", show=False, id="welcome.close_path")]
 
     def __init__(self) -> None:
@@ -46,7 +50,7 @@ class WelcomeScreen(WizardScreen):
             with Vertical(id="log-path"):
                 yield PathInput(placeholder=self.t("tui.welcome.path_placeholder"), id="path-input")
                 yield Static(Content(self.t("tui.welcome.path_help")), id="path-message")
-        yield Footer()
+        yield WizardFooter()
 
     def _options(self) -> list[Option]:
         out = []
@@ -65,7 +69,7 @@ class WelcomeScreen(WizardScreen):
     def on_mount(self) -> None:
         self.ready = True
         self.query_one("#log-path").display = False
-        self.query_one("#actions", OptionList).focus()
+        self.query_one("#actions", OptionList).focus()  # already focused (AUTO_FOCUS) unless the terminal had lost it
         self.facts_changed()
 
     # --- detection status --------------------------------------------------------------------
