@@ -37,6 +37,7 @@ from .signatures import (
     DEEPSEEK_V32_RE,
     EARLIER_RUN,
     ENDED,
+    ENGINE_CODE,
     FRAME_FLAGS,
     FRAME_PHASES,
     LARGE_VOCAB,
@@ -80,8 +81,8 @@ def _gib(n: int | float | None) -> str:
 
 def frame_phase(frames: list[Frame]) -> str | None:
     """The most specific start-up phase any frame shows (``FRAME_PHASES`` order)."""
-    if not frames:
-        return None
+    if not frames or (ENGINE_CODE is not None and all(f.path and not ENGINE_CODE.search(f.path) for f in frames)):
+        return None  # no frame in vLLM's code: the function names are another program's
     funcs = {f.func for f in frames}
     for fp in FRAME_PHASES:
         if (funcs & fp.funcs

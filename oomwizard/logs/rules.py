@@ -96,6 +96,7 @@ class Rules:
     frame_flags: tuple[FrameFlag, ...] = ()
     cut_phases: tuple[tuple[str, str, frozenset[str]], ...] = ()
     warmup_raisers: frozenset[str] = frozenset()
+    engine_code: re.Pattern[str] | None = None
     timeline: tuple[tuple[str, re.Pattern[str] | None, str], ...] = ()
     request_layer_death: tuple[str, ...] = ()
     serving_loops: frozenset[str] = frozenset()
@@ -264,6 +265,9 @@ def _frames(r: _Reader, rules: Rules, doc: LDict) -> None:
                 cut.append((str(d["frame"]), phase, frozenset(r.strings(d, "unless", "cut_phases"))))
     rules.cut_phases = tuple(cut)
     rules.warmup_raisers = frozenset(r.strings(doc, "warmup_raisers", "warmup_raisers"))
+    code = doc.get("engine_code")
+    if code is not None:
+        rules.engine_code = r.regex(code, doc.line_of("engine_code"), "engine_code")
 
 
 def _timeline(r: _Reader, rules: Rules, doc: LDict) -> None:

@@ -58,6 +58,7 @@ SIGNATURES: tuple[Signature, ...] = _R.messages
 """Messages that name their cause."""
 
 WARMUP_RAISERS = _R.warmup_raisers
+ENGINE_CODE = _R.engine_code
 WARMUP_CUT = _R.inferred["sampler-warmup-cut"]
 """The warm-up's ``RuntimeError`` when the log was cut inside its message (an issue body over
 GitHub's length limit, a truncated paste): the frame that raised it is enough."""
