@@ -18,7 +18,7 @@ from typing import Any
 
 from ..facts.catalog import FAILURE_PHASES
 from ..facts.model import Fact
-from ..i18n import Text
+from ..i18n import Text, ui
 from ..text.units import gib
 from ..versions import Version
 from .collect import Collector, Failure, Frame
@@ -43,6 +43,7 @@ from .signatures import (
     LARGE_VOCAB,
     MRV2_ZERO,
     NEIGHBOUR,
+    OTHER_PROCESS,
     PHASE,
     TIMELINE,
     TIMELINE_PHASE,
@@ -256,6 +257,10 @@ def _placement(f: Failure, by_frames: str | None) -> tuple[str | None, float, Te
         return f.timeline, TIMELINE_PHASE, Text(
             f"no traceback places it, but start-up had reached {PHASE_NAMES[f.timeline].en}",
             f"没有 traceback 可定位，但启动已进行到 {PHASE_NAMES[f.timeline].zh} 阶段")
+    by_other = next((p for p in map(frame_phase, f.other_frames) if p is not None), None)
+    if by_other is not None:
+        return by_other, OTHER_PROCESS, Text(ui("diag.placed.other_traceback", "en", phase=PHASE_NAMES[by_other].en),
+                                              ui("diag.placed.other_traceback", "zh", phase=PHASE_NAMES[by_other].zh))
     return None, WEAK, Text("a GPU out-of-memory error with nothing in the log to say when it happened",
                             "GPU 显存不足，但日志中没有信息说明发生在哪个阶段")
 

@@ -37,6 +37,7 @@ PHASE = _R.tiers["phase"]
 NEIGHBOUR = _R.tiers["neighbour"]
 """The phase another worker's traceback or method names for an error that has no frames of its own."""
 TIMELINE_PHASE = _R.tiers["timeline"]
+OTHER_PROCESS = _R.tiers["other_process"]
 WEAK = _R.tiers["weak"]
 CUT = _R.tiers["cut"]
 """A traceback the input stops inside: its frames name the phase, but nothing says it was memory."""
