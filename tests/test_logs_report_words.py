@@ -49,7 +49,40 @@ REPORTS: dict[str, tuple[list[str], str]] = {
         "",
         "With four clients asking for prompt_logprobs=10 each rank tries to gather the full-vocabulary",
         "logits of a chunk at once, and the engine core dies.",
-    ], "runtime-oom"),
+    ], "runtime-oom-logprobs"),
+    "evaluation harness scoring choices": ([
+        "[Bug]: OOM issues during MMLU evaluation",
+        "",
+        "Offline generation with the same model works; only the evaluation run fails.",
+    ], "runtime-oom-logprobs"),
+    "woken up, words between": ([
+        "Memory is not released after each training step, which leads to an OOM error when the rollout",
+        "worker is woken up at the start of the next step.",
+    ], "sleep-mode"),
+    "weight repacking": ([
+        "On a 24 GB card I get a CUDA OOM during Marlin repack even at 0.85.",
+        "(EngineCore pid=12) INFO 08-01 10:00:00 [default_loader.py:430] Loading weights took 14.02 seconds",
+    ], "weights-load-oom"),
+    "LoRA, exceeding the memory": ([
+        "[Usage]: serving a 70B model with LoRA on eight 24 GB cards",
+        "",
+        "As soon as enable_lora is set, the model exceeds the memory of the cards, even with a short context.",
+    ], "lora"),
+    "kernel warm-up, in a title": ([
+        "[Bugfix] Cap the DeepGEMM warmup OOM on large data-parallel sizes",
+    ], "kernel-warmup-oom"),
+    "utilization check, in prose": ([
+        "The previous stage keeps its GPU memory, resulting in gpu_memory_utilization errors when the engine starts.",
+    ], "insufficient-free-memory-at-startup"),
+    "multimodal encoder while serving": ([
+        "[Bugfix] Profile the encoder cache in the new runner",
+        "",
+        "The profile ran text only, so the KV cache took too much and the server OOMed at runtime once the "
+        "vision encoder ran.",
+    ], "runtime-oom-multimodal"),
+    "the cumem allocator's file": ([
+        "With sleep mode on, all ranks OOM at `csrc/cumem_allocator.cpp:139` a few seconds after loading.",
+    ], "sleep-mode"),
     "serving, in a title": ([
         "[Bug]: OOM after a few hundred requests with 0.9.1",
         "",
@@ -201,6 +234,11 @@ def test_the_cumem_pool_assertion_line_is_sleep_mode_with_expandable_segments_on
      "--tensor-parallel-size 2 --disable-custom-all-reduce"),
     ("prose-allreduce-expandable",
      "vllm serve Qwen/Qwen3-8B -tp 2 --disable-custom-all-reduce  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+    # Profiling an image model at start-up is no OOM while serving images.
+    ("prose-oom-multimodal-serving", "OOM during the start-up profile with image inputs of the largest size"),
+    # Warm-up of the sampler is not the kernel warm-up; a utilization value is no failed check.
+    ("prose-oom-kernel-warmup", "the sampler warmup OOMs with 1024 sequences"),
+    ("prose-free-memory-utilization", "--gpu-memory-utilization 0.9 works, errors appear only at 0.95"),
     ("prose-host-memory-growth", "Possibly too large swap space. 8.00 GiB out of the 31.00 GiB total CPU memory is "
                                  "allocated for the swap space."),
 ])
@@ -215,3 +253,26 @@ def test_the_ray_worker_connection_message_alone_is_weak_host_memory() -> None:
                       "connection error code 2. End of file.\n")
     scenario, score = _top(d)
     assert scenario == "host-memory" and score < CONFIDENT
+
+
+def test_vllm_messages_quoted_in_part_are_still_their_message(tmp_path: Path) -> None:
+    """Reports quote vLLM's message without its first words or its line number."""
+    mamba = _diag(tmp_path, ["The 128k context crashlooped: `exceeds available Mamba cache blocks (95)`."])
+    assert _top(mamba) == ("mamba-cache-blocks", 0.95)
+    fact = mamba.facts.get("mamba_cache_blocks")
+    assert fact is not None and fact.value == 95
+    ar = _diag(tmp_path, ["TP>1 start-up fails in containers with `custom_all_reduce.cuh: invalid argument`."])
+    assert _top(ar)[0] == "custom-allreduce-ipc"
+
+
+def test_a_cumem_driver_error_is_sleep_mode_above_the_fragmented_oom_beside_it(tmp_path: Path) -> None:
+    """The cumem pool exists only under sleep mode: its driver error explains the PyTorch OOM that
+    follows with most of the GPU free, which alone would read as fragmentation."""
+    d = _diag(tmp_path, [
+        "CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:119",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 7 has a total capacity of "
+        "79.11 GiB of which 66.43 GiB is free. Of the allocated memory 8.51 GiB is allocated by PyTorch, and "
+        "4.20 GiB is reserved by PyTorch but unallocated.",
+    ])
+    assert _scenarios(d, 2) == ["sleep-mode", "fragmentation"], [(m.scenario, m.score) for m in d.matches]
+    assert "invalid argument" in d.matches[0].reasons[0].en

@@ -97,6 +97,9 @@ def link(col: Collector) -> None:
         if not f.frames:
             f.next_frames = next((tb.phase_frames() for file, line, proc, tb in run.tracebacks
                                   if file == f.file and proc == f.proc and 0 < line - f.line <= NEAR_LINES), [])
+            others = [(tb.file != f.file, abs(tb.line - f.line), tb) for proc, tb in col.tracebacks.items()
+                      if proc != f.proc and tb.run == f.run and tb.frames]
+            f.other_frames = [tb.phase_frames() for *_, tb in sorted(others, key=lambda o: o[:2])]
         f.reported = next((text for file, line, text in run.deaths
                            if file == f.file and 0 < line - f.line <= NEAR_LINES), "")
 

@@ -37,11 +37,13 @@ from .signatures import (
     DEEPSEEK_V32_RE,
     EARLIER_RUN,
     ENDED,
+    ENGINE_CODE,
     FRAME_FLAGS,
     FRAME_PHASES,
     LARGE_VOCAB,
     MRV2_ZERO,
     NEIGHBOUR,
+    OTHER_PROCESS,
     PHASE,
     TIMELINE,
     TIMELINE_PHASE,
@@ -80,8 +82,8 @@ def _gib(n: int | float | None) -> str:
 
 def frame_phase(frames: list[Frame]) -> str | None:
     """The most specific start-up phase any frame shows (``FRAME_PHASES`` order)."""
-    if not frames:
-        return None
+    if not frames or (ENGINE_CODE is not None and all(f.path and not ENGINE_CODE.search(f.path) for f in frames)):
+        return None  # no frame in vLLM's code: the function names are another program's
     funcs = {f.func for f in frames}
     for fp in FRAME_PHASES:
         if (funcs & fp.funcs
@@ -233,6 +235,9 @@ def _placement(f: Failure, by_frames: str | None) -> tuple[str | None, float, Te
         return "serving", NEIGHBOUR, _said("logs.rank.reported")
     if f.timeline is not None:
         return f.timeline, TIMELINE_PHASE, _said("logs.rank.by_timeline", f.timeline)
+    by_other = next((p for p in map(frame_phase, f.other_frames) if p is not None), None)
+    if by_other is not None:
+        return by_other, OTHER_PROCESS, _said("logs.rank.by_other_process", by_other)
     return None, WEAK, _said("logs.rank.weak")
 
 

@@ -85,6 +85,9 @@ def _frames(r: _Reader, rules: Rules, doc: LDict) -> None:
                 cut.append((str(d["frame"]), phase, frozenset(r.strings(d, "unless", "cut_phases"))))
     rules.cut_phases = tuple(cut)
     rules.warmup_raisers = frozenset(r.strings(doc, "warmup_raisers", "warmup_raisers"))
+    code = doc.get("engine_code")
+    if code is not None:
+        rules.engine_code = r.regex(code, doc.line_of("engine_code"), "engine_code")
 
 
 def _timeline(r: _Reader, rules: Rules, doc: LDict) -> None:

@@ -94,6 +94,7 @@ class Rules:
     frame_flags: tuple[FrameFlag, ...] = ()
     cut_phases: tuple[tuple[str, str, frozenset[str]], ...] = ()
     warmup_raisers: frozenset[str] = frozenset()
+    engine_code: re.Pattern[str] | None = None
     timeline: tuple[tuple[str, re.Pattern[str] | None, str], ...] = ()
     request_layer_death: tuple[str, ...] = ()
     serving_loops: frozenset[str] = frozenset()

@@ -37,6 +37,7 @@ PHASE = _R.tiers["phase"]
 NEIGHBOUR = _R.tiers["neighbour"]
 """The phase another worker's traceback or method names for an error that has no frames of its own."""
 TIMELINE_PHASE = _R.tiers["timeline"]
+OTHER_PROCESS = _R.tiers["other_process"]
 WEAK = _R.tiers["weak"]
 CUT = _R.tiers["cut"]
 """A traceback the input stops inside: its frames name the phase, but nothing says it was memory."""
@@ -58,6 +59,7 @@ SIGNATURES: tuple[Signature, ...] = _R.messages
 """Messages that name their cause."""
 
 WARMUP_RAISERS = _R.warmup_raisers
+ENGINE_CODE = _R.engine_code
 WARMUP_CUT = _R.inferred["sampler-warmup-cut"]
 """The warm-up's ``RuntimeError`` when the log was cut inside its message (an issue body over
 GitHub's length limit, a truncated paste): the frame that raised it is enough."""
