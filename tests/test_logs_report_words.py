@@ -234,6 +234,8 @@ def test_the_cumem_pool_assertion_line_is_sleep_mode_with_expandable_segments_on
      "--tensor-parallel-size 2 --disable-custom-all-reduce"),
     ("prose-allreduce-expandable",
      "vllm serve Qwen/Qwen3-8B -tp 2 --disable-custom-all-reduce  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+    # The cumem allocator's out-of-memory error has its own rule, refined by the phase it came in.
+    ("sleep-cumem-error", "RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:163"),
     # Profiling an image model at start-up is no OOM while serving images.
     ("prose-oom-multimodal-serving", "OOM during the start-up profile with image inputs of the largest size"),
     # Warm-up of the sampler is not the kernel warm-up; a utilization value is no failed check.
