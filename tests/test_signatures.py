@@ -184,3 +184,29 @@ def test_what_counts_as_a_gpu_oom(text: str, oom: bool) -> None:
     from oomwizard.logs.signatures import OOM_RE
 
     assert bool(OOM_RE.search(text)) is oom
+
+
+def test_the_programs_own_rules_compile_each_regex_when_first_used() -> None:
+    """Lint compiles every shipped rule; at run time a regex is compiled the first time a line is
+    tried against it, and a broken one still names its file and line."""
+    from oomwizard.kb.yamlsrc import KBError, Problem
+    from oomwizard.logs.rules_read import LazyPattern, _Reader
+
+    problems: list[Problem] = []
+    rx = _Reader("decision_trees/diagnosis/messages.yaml", problems, lazy=True).regex(
+        "(?P<n>\\d+) {{dummy requests}}", 12, "message x.pattern")
+    assert isinstance(rx, LazyPattern) and rx._compiled is None
+    assert set(rx.groupindex) == {"n"} and rx._compiled is None
+    m = rx.search("with 512 dummy  requests")
+    assert m is not None and m.group("n") == "512"
+    bad = _Reader("decision_trees/diagnosis/frames.yaml", problems, lazy=True).regex("(unclosed", 7, "flags x.func")
+    assert problems == []
+    with pytest.raises(KBError) as e:
+        bad.search("anything")
+    assert [(p.file, p.line) for p in e.value.problems] == [("decision_trees/diagnosis/frames.yaml", 7)]
+    assert "bad regex" in e.value.problems[0].message
+    eager: list[Problem] = []
+    assert _Reader("x.yaml", eager).regex("(unclosed", 3, "w") is None and eager[0].line == 3
+    from oomwizard.logs.rules import rules
+
+    assert all(isinstance(s.pattern, LazyPattern) for s in rules().messages)

@@ -138,7 +138,10 @@ def read_facts(r: _Reader, d: LDict, pattern: re.Pattern[str] | None, what: str)
 
 def read_fact_examples(r: _Reader, d: LDict, pattern: re.Pattern[str] | None, facts: tuple[MessageFact, ...],
                        what: str) -> None:
-    """``fact_examples:``: lines of the message and the facts each must give, checked here."""
+    """``fact_examples:``: lines of the message and the facts each must give, checked here (not
+    for the program's own rules read lazily: lint has checked them)."""
+    if r.lazy:
+        return
     items = r.seq(d, "fact_examples", what)
     for i, ex in enumerate(items):
         line = items.line_of(i)

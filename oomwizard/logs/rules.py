@@ -237,8 +237,9 @@ def rules_dir(root: Path | None = None) -> Path:
     return base if base.is_dir() else _own_root() / "decision_trees" / "diagnosis"
 
 
-def load_rules(root: Path | None = None, problems: list[Problem] | None = None) -> Rules:
-    """The rules under ``root`` (the knowledge base's root); problems are appended to ``problems``."""
+def load_rules(root: Path | None = None, problems: list[Problem] | None = None, *, lazy: bool = False) -> Rules:
+    """The rules under ``root`` (the knowledge base's root); problems are appended to ``problems``.
+    ``lazy``: regexes are compiled when first used (the program's own rules, which lint checks)."""
     problems = [] if problems is None else problems
     base = rules_dir(root)
     rules = Rules()
@@ -252,7 +253,7 @@ def load_rules(root: Path | None = None, problems: list[Problem] | None = None) 
         if not isinstance(doc, LDict):
             problems.append(Problem(display, None, "expected a mapping at the top"))
             continue
-        _SECTIONS[name](_Reader(display, problems), rules, doc)
+        _SECTIONS[name](_Reader(display, problems, lazy), rules, doc)
     return rules
 
 
@@ -260,7 +261,8 @@ def load_rules(root: Path | None = None, problems: list[Problem] | None = None) 
 def rules() -> Rules:
     """The program's rules; a broken rule file stops it with every problem located."""
     problems: list[Problem] = []
-    loaded = load_rules(None, problems)
+    own = rules_dir() == _own_root() / "decision_trees" / "diagnosis"
+    loaded = load_rules(None, problems, lazy=own)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         raise KBError(errors)

@@ -6,11 +6,11 @@ Shared by the loaders of ``decision_trees/diagnosis/*.yaml`` (:mod:`.rules`, :mo
 from __future__ import annotations
 
 import re
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 from ..facts.catalog import FAILURE_PHASES
 from ..i18n import Text
-from ..kb.yamlsrc import LDict, LList, Problem
+from ..kb.yamlsrc import KBError, LDict, LList, Problem
 
 
 def phrase(text: str) -> str:
@@ -26,12 +26,54 @@ def expand(pattern: str) -> str:
     return _PHRASE_RE.sub(lambda m: phrase(m.group(1)), pattern)
 
 
+_GROUP_NAME = re.compile(r"\(\?P<(\w+)>")
+
+
+class LazyPattern:
+    """A rule's regex compiled the first time a line is tried against it.
+
+    Compiling every rule costs about a tenth of a second, most of it for messages a given log never
+    triggers; the wizard's first diagnosis waits for it. Only the program's own rules, which
+    ``oomwizard lint`` compiles in full before they ship, are read this way; a broken one still
+    stops the program with its file and line.
+    """
+
+    __slots__ = ("_compiled", "_flags", "_where", "pattern")
+
+    def __init__(self, pattern: str, flags: int, where: Problem) -> None:
+        self.pattern = pattern
+        self._flags = flags
+        self._where = where
+        self._compiled: re.Pattern[str] | None = None
+
+    def _rx(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            try:
+                self._compiled = re.compile(self.pattern, self._flags)
+            except re.error as e:
+                w = self._where
+                raise KBError([Problem(w.file, w.line, f"{w.message}: bad regex: {e}")]) from None
+        return self._compiled
+
+    @property
+    def groupindex(self) -> dict[str, int]:
+        """The named groups, read from the source without compiling it."""
+        if self._compiled is not None:
+            return dict(self._compiled.groupindex)
+        return {name: i for i, name in enumerate(dict.fromkeys(_GROUP_NAME.findall(self.pattern)), 1)}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rx(), name)
+
+
 class _Reader:
     """Typed reads of one file's values; every problem is kept with its line."""
 
-    def __init__(self, file: str, problems: list[Problem]) -> None:
+    def __init__(self, file: str, problems: list[Problem], lazy: bool = False) -> None:
         self.file = file
         self.problems = problems
+        self.lazy = lazy
+        """Regexes compiled on first use (:class:`LazyPattern`): for rules already checked by lint."""
 
     def err(self, line: int | None, msg: str) -> None:
         self.problems.append(Problem(self.file, line, msg))
@@ -77,6 +119,8 @@ class _Reader:
         if not isinstance(value, str) or not value:
             self.err(line, f"{what}: expected a regex")
             return None
+        if self.lazy:
+            return cast("re.Pattern[str]", LazyPattern(expand(value), flags, Problem(self.file, line, what)))
         try:
             return re.compile(expand(value), flags)
         except re.error as e:
