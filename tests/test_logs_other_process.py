@@ -5,7 +5,7 @@ worker, its frames naming the phase (V0 with Ray, multi-process V1)."""
 from __future__ import annotations
 
 from oomwizard.logs.diagnose import diagnose_text
-from oomwizard.logs.signatures import CONFIDENT, WEAK
+from oomwizard.logs.signatures import CONFIDENT, OTHER_PROCESS, WEAK
 
 SITE = "/usr/local/lib/python3.10/dist-packages/vllm"
 W = "(RayWorkerWrapper pid=2210, ip=10.0.0.7) ERROR 03-04 05:06:07 worker_base.py:467] "
@@ -41,3 +41,10 @@ def test_in_either_order() -> None:
 def test_without_the_driver_nothing_places_it() -> None:
     d = diagnose_text("\n".join(WORKER) + "\n")
     assert d.matches[0].score <= WEAK
+
+
+def test_a_traceback_far_from_the_error_does_not_place_it() -> None:
+    """Only the chunks of one paste: a traceback hundreds of lines away is another story."""
+    filler = [f"DEBUG 03-04 05:06:07 custom_op.py:1] op_{i} registered" for i in range(300)]
+    d = diagnose_text("\n".join([*DRIVER, *filler, *WORKER]) + "\n")
+    assert d.matches[0].scenario != "profile-run-oom" or d.matches[0].score != OTHER_PROCESS

@@ -51,12 +51,12 @@ REPORTS: dict[str, tuple[list[str], str]] = {
         "logits of a chunk at once, and the engine core dies.",
     ], "runtime-oom-logprobs"),
     "evaluation harness scoring choices": ([
-        "[Bug]: OOM issues during MMLU evaluation",
+        "Every MMLU run through lm-eval ends in an OOM on this model",
         "",
         "Offline generation with the same model works; only the evaluation run fails.",
     ], "runtime-oom-logprobs"),
     "woken up, words between": ([
-        "Memory is not released after each training step, which leads to an OOM error when the rollout",
+        "Memory is not released after each training step, which leads to an OOM error when the rollout "
         "worker is woken up at the start of the next step.",
     ], "sleep-mode"),
     "weight repacking": ([
@@ -69,7 +69,7 @@ REPORTS: dict[str, tuple[list[str], str]] = {
         "As soon as enable_lora is set, the model exceeds the memory of the cards, even with a short context.",
     ], "lora"),
     "kernel warm-up, in a title": ([
-        "[Bugfix] Cap the DeepGEMM warmup OOM on large data-parallel sizes",
+        "The DeepGEMM warmup OOMs once data parallelism goes above four",
     ], "kernel-warmup-oom"),
     "utilization check, in prose": ([
         "The previous stage keeps its GPU memory, resulting in gpu_memory_utilization errors when the engine starts.",
@@ -234,6 +234,14 @@ def test_the_cumem_pool_assertion_line_is_sleep_mode_with_expandable_segments_on
      "--tensor-parallel-size 2 --disable-custom-all-reduce"),
     ("prose-allreduce-expandable",
      "vllm serve Qwen/Qwen3-8B -tp 2 --disable-custom-all-reduce  # PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"),
+    # Words near a class that say something else: nobody woke up; a warm-up done before the OOM; a
+    # cache switched off; LoRA not in use; a dataset repacked; MMLU run as generation.
+    ("prose-oom-wake-up", "the server OOMed on Friday and nobody woke up until noon"),
+    ("prose-oom-kernel-warmup", "kernel warmup done; OOM later during decode"),
+    ("prose-oom-multimodal-serving", "OOM at runtime; I disabled the image cache"),
+    ("prose-oom-lora", "Without LoRA, the model still exceeds GPU memory"),
+    ("prose-oom-loading", "OOM during my repack of the dataset"),
+    ("prose-oom-logprobs", "OOM while running MMLU with generate_until"),
     # The cumem allocator's out-of-memory error has its own rule, refined by the phase it came in.
     ("sleep-cumem-error", "RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:163"),
     # Profiling an image model at start-up is no OOM while serving images.
@@ -278,3 +286,14 @@ def test_a_cumem_driver_error_is_sleep_mode_above_the_fragmented_oom_beside_it(t
     ])
     assert _scenarios(d, 2) == ["sleep-mode", "fragmentation"], [(m.scenario, m.score) for m in d.matches]
     assert "invalid argument" in d.matches[0].reasons[0].en
+
+
+@pytest.mark.parametrize(("text", "scenario"), [
+    ("an out-of-memory error during the FlashInfer autotune step", "kernel-warmup-oom"),
+    ("GPU Memory Utilization check failed at start", "insufficient-free-memory-at-startup"),
+    ("Out of memory at runtime once the vision encoder ran on the first images", "runtime-oom-multimodal"),
+])
+def test_report_words_in_any_case_reach_their_rule(text: str, scenario: str) -> None:
+    """A rule's triggers are plain substrings: each spelling its pattern accepts has one."""
+    d = diagnose_text(text + "\n")
+    assert d.matches and d.matches[0].scenario == scenario, [(m.scenario, m.score) for m in d.matches]

@@ -76,11 +76,12 @@ class Failure:
     after: tuple[str, str] | None = None
     """``(phase, bar text)`` of a progress bar flushed right after the error, stopped before its end."""
     next_frames: list[Frame] = field(default_factory=list)
-    other_frames: list[list[Frame]] = field(default_factory=list)
-    """For an error with no frames of its own: the frames of the other processes' tracebacks of the
-    same start (the driver or engine core waiting on the worker that failed), nearest first."""
     """Frames of the traceback the same process printed right after the message (a logger that
     writes the error first and its traceback below it)."""
+    other_frames: list[list[Frame]] = field(default_factory=list)
+    """For an error with no frames of its own: the frames of the other processes' tracebacks of the
+    same start and file within ``OTHER_PROCESS_LINES`` (the driver or engine core waiting on the
+    worker that failed), nearest first."""
     reported: str = ""
     """The request layer's report of the engine's death printed right after the error (it only
     waits on an engine that serves)."""

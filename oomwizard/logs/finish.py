@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import facts as fact_rules
 from .failure import MAX_FAILURES, Failure, Traceback, sanitize
-from .signatures import BLOCK_SIZE, KV_BLOCKS_SHORT, NEAR_LINES
+from .signatures import BLOCK_SIZE, KV_BLOCKS_SHORT, NEAR_LINES, OTHER_PROCESS_LINES
 
 if TYPE_CHECKING:
     from .collect import Collector
@@ -97,9 +97,10 @@ def link(col: Collector) -> None:
         if not f.frames:
             f.next_frames = next((tb.phase_frames() for file, line, proc, tb in run.tracebacks
                                   if file == f.file and proc == f.proc and 0 < line - f.line <= NEAR_LINES), [])
-            others = [(tb.file != f.file, abs(tb.line - f.line), tb) for proc, tb in col.tracebacks.items()
-                      if proc != f.proc and tb.run == f.run and tb.frames]
-            f.other_frames = [tb.phase_frames() for *_, tb in sorted(others, key=lambda o: o[:2])]
+            others = [(abs(tb.line - f.line), tb) for proc, tb in col.tracebacks.items()
+                      if proc != f.proc and tb.run == f.run and tb.file == f.file and tb.frames
+                      and abs(tb.line - f.line) <= OTHER_PROCESS_LINES]
+            f.other_frames = [tb.phase_frames() for _, tb in sorted(others, key=lambda o: o[0])]
         f.reported = next((text for file, line, text in run.deaths
                            if file == f.file and 0 < line - f.line <= NEAR_LINES), "")
 

@@ -3,9 +3,9 @@
 A message rule names, per regex group, the facts it carries: a plain fact name (the group's text,
 converted to the fact's type), or a mapping with a ``unit`` (vLLM prints sizes in GiB; the fact
 holds bytes) or ``values`` (the group's text, by case-insensitive prefix, to a fact value, with a
-``default`` when none fits). A group may carry several facts. Each rule's ``fact_examples`` are
-read here at load time and must give the facts they state, so a mapping is checked by ``lint``
-with its file and line.
+``default`` when none fits). A group may carry several facts. Each rule's ``fact_examples`` must
+give the facts they state; they are checked here when the rules are loaded for ``lint`` (or from a
+knowledge base of the operator's own), so a mapping is reported with its file and line.
 """
 
 from __future__ import annotations

@@ -57,7 +57,8 @@ class LazyPattern:
 
     @property
     def groupindex(self) -> dict[str, int]:
-        """The named groups, read from the source without compiling it."""
+        """The named groups, read from the source without compiling it (for membership tests:
+        the numbers count named groups only until the pattern is compiled)."""
         if self._compiled is not None:
             return dict(self._compiled.groupindex)
         return {name: i for i, name in enumerate(dict.fromkeys(_GROUP_NAME.findall(self.pattern)), 1)}

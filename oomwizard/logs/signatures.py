@@ -113,6 +113,8 @@ PROGRESS_RE = re.compile(r"(?:\|\s*|\s)(?P<done>\d+)/(?P<total>\d+)\s*\[")
 NEAR_LINES = 60
 """How far (physical lines) a worker's method or a flushed progress bar may sit from an OOM that
 has no frames of its own and still say what was running."""
+OTHER_PROCESS_LINES = 4 * NEAR_LINES
+"""How far another process's traceback may be from an error it places: the chunks of one paste."""
 
 # --- context (``numbers.yaml``) ----------------------------------------------------------------------
 LARGE_VOCAB = _R.large_vocab

@@ -121,24 +121,18 @@ def non_torch_counts(release: Version | None) -> str:
     if release is None:
         return ""
     if release < v("0.7.0"):
-        return ("; 0.6.6 counts used memory - the baseline free at init_device - weights - the change in torch's "
-                "allocated bytes (vllm/utils.py memory_profiling @0.6.6): the CUDA context is in the baseline, but "
-                "blocks the caching allocator still holds after empty_cache count, which no config states and can "
-                "reach GiBs")
+        return ("; used - baseline free - weights - change of torch's allocated bytes (vllm/utils.py "
+                "memory_profiling @0.6.6): blocks torch still caches count")
     if engine_of(release) == "v1" and release < v("0.9.1"):
-        return ("; this release counts the device's used memory - torch's allocated bytes after profiling "
-                f"(vllm/v1/worker/gpu_worker.py determine_available_memory @{release.text}): this process's CUDA "
-                "context, other processes on the GPU and blocks torch keeps cached are all in it, so the typical "
-                "figure is low")
+        return ("; used - torch's allocated bytes after profiling (vllm/v1/worker/gpu_worker.py "
+                f"determine_available_memory @{release.text}): this process's CUDA context and other processes count")
     if release >= v("0.27.0"):
-        return ("; this release subtracts the memory consumed since the engine started, weights and non-torch "
-                f"together (vllm/utils/mem_utils.py total_consumed @{release.text})")
+        return f"; inside the memory consumed since start, with the weights (vllm/utils/mem_utils.py total_consumed @{release.text})"
     where = "vllm/utils.py MemorySnapshot @0.7.3" if release < v("0.9.1") else (
         f"vllm/utils.py MemorySnapshot @{release.text}" if release < v("0.9.2") else
         f"vllm/utils/__init__.py MemorySnapshot @{release.text}" if release < v("0.11.1") else
         f"vllm/utils/mem_utils.py @{release.text}")
-    return ("; counted as the growth of used memory - torch's reserved bytes since the worker started "
-            f"({where}): libraries and communicators only, the CUDA context and torch's cache excluded")
+    return f"; growth of used - torch's reserved bytes since the worker started ({where}): CUDA context and torch's cache excluded"
 
 
 V0_LAYER_ROWS = {"llama": (3, 3), "mistral": (3, 3), "qwen2": (4, 3)}

@@ -21,6 +21,7 @@ from textual.widgets import Button, Markdown, Static, TabbedContent, TabPane
 
 from ...engine import Done
 from ...frontend.verdicts import Checked, check_path, check_text, summary, ticks, verdicts
+from ...i18n import said
 from ...report.leaf import render_fixes
 from ...report.runthis import run_this, run_this_heading
 from ...text.output import clean_text
@@ -237,7 +238,7 @@ class LeafScreen(WizardScreen):
             try:
                 checked = check_text(leaf, value, lang) if kind == "paste" else check_path(leaf, value, lang)
             except Exception as e:  # noqa: BLE001 - an unreadable file must not take the wizard (or the fix) down
-                w.from_thread(self._check_failed, str(e) or type(e).__name__)
+                w.from_thread(self._check_failed, said(e, lang) or type(e).__name__)
                 return
             w.from_thread(self._check_done, checked)
 
