@@ -56,32 +56,32 @@ REPORTS: dict[str, tuple[list[str], str]] = {
         "Offline generation with the same model works; only the evaluation run fails.",
     ], "runtime-oom-logprobs"),
     "woken up, words between": ([
-        "Memory is not released after each training step, which leads to an OOM error when the rollout "
-        "worker is woken up at the start of the next step.",
+        "GPU memory stays allocated between steps, so there is an OOM when the rollout engine is "
+        "woken up for step two.",
     ], "sleep-mode"),
     "weight repacking": ([
-        "On a 24 GB card I get a CUDA OOM during Marlin repack even at 0.85.",
+        "A 4-bit checkpoint: OOM during marlin repacking at 0.85 on a 24 GB card.",
         "(EngineCore pid=12) INFO 08-01 10:00:00 [default_loader.py:430] Loading weights took 14.02 seconds",
     ], "weights-load-oom"),
     "LoRA, exceeding the memory": ([
         "[Usage]: serving a 70B model with LoRA on eight 24 GB cards",
         "",
-        "As soon as enable_lora is set, the model exceeds the memory of the cards, even with a short context.",
+        "Adding two adapters, LoRA pushes the model to exceed GPU memory.",
     ], "lora"),
     "kernel warm-up, in a title": ([
         "The DeepGEMM warmup OOMs once data parallelism goes above four",
     ], "kernel-warmup-oom"),
     "utilization check, in prose": ([
-        "The previous stage keeps its GPU memory, resulting in gpu_memory_utilization errors when the engine starts.",
+        "After the quantization step the engine start fails with gpu_memory_utilization errors.",
     ], "insufficient-free-memory-at-startup"),
     "multimodal encoder while serving": ([
         "[Bugfix] Profile the encoder cache in the new runner",
         "",
-        "The profile ran text only, so the KV cache took too much and the server OOMed at runtime once the "
-        "vision encoder ran.",
+        "Serving screenshots, the engine goes out of memory at runtime when the vision encoder runs on large "
+        "images.",
     ], "runtime-oom-multimodal"),
     "the cumem allocator's file": ([
-        "With sleep mode on, all ranks OOM at `csrc/cumem_allocator.cpp:139` a few seconds after loading.",
+        "Sleep mode is on and the OOM comes from cumem_allocator.cpp on two of the ranks.",
     ], "sleep-mode"),
     "serving, in a title": ([
         "[Bug]: OOM after a few hundred requests with 0.9.1",
@@ -267,11 +267,11 @@ def test_the_ray_worker_connection_message_alone_is_weak_host_memory() -> None:
 
 def test_vllm_messages_quoted_in_part_are_still_their_message(tmp_path: Path) -> None:
     """Reports quote vLLM's message without its first words or its line number."""
-    mamba = _diag(tmp_path, ["The 128k context crashlooped: `exceeds available Mamba cache blocks (95)`."])
+    mamba = _diag(tmp_path, ["Raising the context to 128k stops it: `exceeds available Mamba cache blocks (95)`."])
     assert _top(mamba) == ("mamba-cache-blocks", 0.95)
     fact = mamba.facts.get("mamba_cache_blocks")
     assert fact is not None and fact.value == 95
-    ar = _diag(tmp_path, ["TP>1 start-up fails in containers with `custom_all_reduce.cuh: invalid argument`."])
+    ar = _diag(tmp_path, ["Two ranks print `custom_all_reduce.cuh: invalid argument` and the engine exits."])
     assert _top(ar)[0] == "custom-allreduce-ipc"
 
 
