@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from ..i18n import ui
+from ..i18n import both
 
 
 class Nvml(Protocol):
@@ -99,58 +99,38 @@ def err_str(e: BaseException) -> str:
     return s or type(e).__name__
 
 
+def _problem(code: str, key: str, **fmt: object) -> dict[str, str]:
+    """A detection problem as ``{"code", "en", "zh"}`` from the catalogue string ``key``."""
+    en, zh = both(key, **fmt)
+    return {"code": code, "en": en, "zh": zh}
+
+
+_INIT_CODES = (("DRIVER_NOT_LOADED", "driver_not_loaded", "facts.gpu.driver_not_loaded"),
+               ("LIB_RM_VERSION_MISMATCH", "driver_mismatch", "facts.gpu.driver_mismatch"),
+               ("NO_PERMISSION", "no_permission", "facts.gpu.no_permission"))
+"""NVML's start-up error codes with a message of their own: (NVML name, problem code, catalogue key)."""
+
+
 def init_failure(nv: Nvml, e: BaseException) -> dict[str, str]:
     """Why NVML could not start, as ``{"code", "en", "zh"}``."""
     code = err_code(e)
     if is_mismatch(nv, e):
-        return {
-            "code": "library_mismatch",
-            "en": ui("facts.gpu.library_mismatch", "en", err_str=err_str(e)),
-            "zh": ui("facts.gpu.library_mismatch", "zh", err_str=err_str(e)),
-        }
+        return _problem("library_mismatch", "facts.gpu.library_mismatch", err_str=err_str(e))
     if isinstance(e, OSError) or code == nvml_code(nv, "LIBRARY_NOT_FOUND"):
-        return {
-            "code": "no_driver",
-            "en": ui("facts.gpu.no_driver", "en"),
-            "zh": ui("facts.gpu.no_driver", "zh"),
-        }
-    if code == nvml_code(nv, "DRIVER_NOT_LOADED"):
-        return {
-            "code": "driver_not_loaded",
-            "en": ui("facts.gpu.driver_not_loaded", "en"),
-            "zh": ui("facts.gpu.driver_not_loaded", "zh"),
-        }
-    if code == nvml_code(nv, "LIB_RM_VERSION_MISMATCH"):
-        return {
-            "code": "driver_mismatch",
-            "en": ui("facts.gpu.driver_mismatch", "en"),
-            "zh": ui("facts.gpu.driver_mismatch", "zh"),
-        }
-    if code == nvml_code(nv, "NO_PERMISSION"):
-        return {
-            "code": "no_permission",
-            "en": ui("facts.gpu.no_permission", "en"),
-            "zh": ui("facts.gpu.no_permission", "zh"),
-        }
-    return {
-        "code": "nvml_error",
-        "en": ui("facts.gpu.nvml_error", "en", err_str=err_str(e)),
-        "zh": ui("facts.gpu.nvml_error", "zh", err_str=err_str(e)),
-    }
+        return _problem("no_driver", "facts.gpu.no_driver")
+    for name, problem, key in _INIT_CODES:
+        if code == nvml_code(nv, name):
+            return _problem(problem, key)
+    return _problem("nvml_error", "facts.gpu.nvml_error", err_str=err_str(e))
 
 
 def import_nvml() -> tuple[Nvml | None, dict[str, str] | None]:
     try:
         import pynvml  # nvidia-ml-py
     except ImportError:
-        return None, {
-            "code": "no_pynvml",
-            "en": ui("facts.gpu.no_pynvml", "en"),
-            "zh": ui("facts.gpu.no_pynvml", "zh"),
-        }
+        return None, _problem("no_pynvml", "facts.gpu.no_pynvml")
     except Exception as e:  # noqa: BLE001 - a broken install must not stop detection
-        return None, {"code": "no_pynvml", "en": ui("facts.gpu.pynvml_import_failed", "en", err_str=err_str(e)),
-                      "zh": ui("facts.gpu.pynvml_import_failed", "zh", err_str=err_str(e))}
+        return None, _problem("no_pynvml", "facts.gpu.pynvml_import_failed", err_str=err_str(e))
     return pynvml, None
 
 
