@@ -276,7 +276,7 @@ def test_vllm_messages_quoted_in_part_are_still_their_message(tmp_path: Path) ->
 
 
 def test_a_cumem_driver_error_is_sleep_mode_above_the_fragmented_oom_beside_it(tmp_path: Path) -> None:
-    """The cumem pool exists only under sleep mode: its driver error explains the PyTorch OOM that
+    """The cumem pool is sleep mode's (its main user): its driver error explains the PyTorch OOM that
     follows with most of the GPU free, which alone would read as fragmentation."""
     d = _diag(tmp_path, [
         "CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:119",
