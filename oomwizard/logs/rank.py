@@ -170,6 +170,10 @@ def _message(f: Failure, sig: Signature, env: Env, by_frames: str | None) -> tup
     if sig.by_phase and sig.phase is not None:
         return _by_phase(env, sig.phase, sig.score, reason), sig.phase
     refs = _rules().refinements
+    steps = refs.reports.get(sig.id)
+    if steps is not None:
+        # Words that name no single step: each step they may mean, none of them the failure's phase.
+        return evaluate(refs, steps, env, sig.score, reason)[0], None
     group = refs.messages.get(sig.scenario)
     if group is None:
         return [Candidate(sig.scenario, sig.score, reason)], phase

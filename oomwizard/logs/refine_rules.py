@@ -80,6 +80,8 @@ class Refinements:
     """Scenario of a message that names its cause -> the group that refines it."""
     phases: dict[str, str] = field(default_factory=dict)
     """Failure phase -> the group of its scenarios."""
+    reports: dict[str, str] = field(default_factory=dict)
+    """A report's words that name no single step (message rule id) -> the group of the steps they may mean."""
     unplaced: str = ""
     before: str | None = None
     """Tried on a GPU error before it is placed: its candidates, when there are any, are the answer."""
@@ -220,7 +222,7 @@ def load_refinements(r: _Reader, tiers: dict[str, float], doc: LDict, flags: fro
                      phases: tuple[str, ...], examples: Found) -> Refinements:
     """The groups of ``refinements.yaml``; every include, phase and message entry must name a group."""
     out = Refinements()
-    r.keys(doc, doc.line, {"groups", "messages", "phases", "unplaced", "before", "always"},
+    r.keys(doc, doc.line, {"groups", "messages", "phases", "reports", "unplaced", "before", "always"},
            {"groups", "phases", "unplaced"}, "refinements")
     groups = doc.get("groups")
     if not isinstance(groups, LDict):
@@ -231,6 +233,7 @@ def load_refinements(r: _Reader, tiers: dict[str, float], doc: LDict, flags: fro
     for scenario in out.messages:
         out.scenarios.append((f"messages.{scenario}", scenario, doc["messages"].line_of(scenario)))
     out.phases = _group_map(r, doc, "phases", out.groups, phases)
+    out.reports = _group_map(r, doc, "reports", out.groups, None)
     out.unplaced = _group_name(r, doc, "unplaced", out.groups, True) or ""
     out.before = _group_name(r, doc, "before", out.groups, False)
     always = r.strings(doc, "always", "always")

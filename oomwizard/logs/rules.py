@@ -212,6 +212,10 @@ def _refinements(r: _Reader, rules: Rules, doc: LDict) -> None:
         rules.examples.append(Example(rule, scenario, text, r.file, line))
     for rule, _scenario, line in rules.refinements.scenarios:
         rules.sources[rule] = (r.file, line)
+    known = {m.id for m in rules.messages}
+    for rule in rules.refinements.reports:
+        if rule not in known:
+            r.err(doc["reports"].line_of(rule), f"reports.{rule}: no message rule has this id")
 
 
 _SECTIONS = {"tiers.yaml": _tiers, "messages.yaml": load_messages, "frames.yaml": _frames, "timeline.yaml": _timeline,
