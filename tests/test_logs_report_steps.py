@@ -88,3 +88,60 @@ def test_a_report_group_naming_no_message_rule_is_a_lint_error_at_its_line(tmp_p
     path.write_text(text.replace(old, "  prose-oom-startpu: startup_report\n"), encoding="utf-8")
     problems = [str(p) for p in lint(tmp_path) if p.file.endswith("refinements.yaml")]
     assert any(f"refinements.yaml:{line}:" in p and "prose-oom-startpu" in p for p in problems), problems
+
+
+def test_a_function_of_a_phase_named_in_words_places_that_phase() -> None:
+    d = _diag("[Bug]: Since 0.19 `profile_cudagraph_memory()` OOMs for our MoE model")
+    top = d.matches[0]
+    assert top.scenario == "cudagraph-profile-oom" and top.score < CONFIDENT, _ranked(d)
+    assert "profile_cudagraph_memory()" in top.reasons[0].en and "profile_cudagraph_memory()" in top.reasons[0].zh
+    assert d.facts.get("failure_phase").value == "cudagraph_profile"
+
+
+def test_a_traceback_frame_or_a_plain_word_is_not_a_function_named_in_words() -> None:
+    frame = diagnose_text('  File "/opt/venv/lib/python3.12/site-packages/vllm/v1/worker/gpu_model_runner.py", '
+                          "line 3100, in profile_run\n", "x")
+    assert not any("the report names" in r.en for m in frame.matches for r in m.reasons)
+    word = _diag("one more step and it runs out of memory at capture")  # step, capture: ordinary words
+    assert not any("the report names" in r.en for m in word.matches for r in m.reasons), _ranked(word)
+
+
+def _copy(tmp_path: Path) -> Path:
+    for name in ("decision_trees", "content"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    return tmp_path
+
+
+def test_a_function_added_to_a_phase_is_read_in_reports_too(tmp_path: Path) -> None:
+    from oomwizard.logs.rules import load_rules
+
+    root = _copy(tmp_path)
+    path = root / "decision_trees/diagnosis/frames.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("  - profile_run\n", "  - profile_run\n  - _profile_new_engine\n", 1), encoding="utf-8")
+    problems: list = []
+    rules = load_rules(root, problems)
+    assert problems == []
+    sig = next(s for s in rules.messages if s.id == "prose-names-profile-run")
+    assert "_profile_new_engine" in sig.triggers
+    assert sig.pattern.search("_profile_new_engine() runs out of memory on 0.30")
+
+
+def test_unknown_named_words_and_a_phase_without_example_are_lint_errors(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    frames = root / "decision_trees/diagnosis/frames.yaml"
+    text = frames.read_text(encoding="utf-8")
+    text = text.replace("  pattern: '{{@oom}}'\n", "  pattern: '{{@ooms}}'\n")
+    frames.write_text(text, encoding="utf-8")
+    line = text[:text.index("{{@ooms}}")].count("\n") + 1
+    problems = [str(p) for p in lint(root) if p.file.endswith("frames.yaml")]
+    assert any(f"frames.yaml:{line}:" in p and "unknown words {{@ooms}}" in p for p in problems), problems
+
+    root2 = _copy(tmp_path / "b")
+    frames = root2 / "decision_trees/diagnosis/frames.yaml"
+    text = frames.read_text(encoding="utf-8")
+    cut = "  - text: 'the server hits OOM inside _dummy_sampler_run with 1024 sequences'\n    scenario: sampler-warmup\n"
+    assert cut in text
+    frames.write_text(text.replace(cut, ""), encoding="utf-8")
+    problems = [str(p) for p in lint(root2) if p.file.endswith("frames.yaml")]
+    assert any("no example for sampler_warmup's functions" in p for p in problems), problems

@@ -45,7 +45,10 @@ def signatures(col: Collector, lg: Logical, frames: list[Frame], code: list[str]
         if m:
             frames = [Frame("", m.group("func"))]
     named_oom = False
-    for sig, m in _matching(text, frames):
+    found = list(_matching(text, frames))
+    if any(not sig.fallback for sig, _ in found):
+        found = [(sig, m) for sig, m in found if not sig.fallback]
+    for sig, m in found:
         _named(col, lg, sig, m, frames, code, exc_type)
         named_oom = named_oom or sig.oom
     if not named_oom:

@@ -17,6 +17,7 @@ from .message_facts import read_fact_examples, read_facts
 from .refine_rules import load_refinements
 from .rules_messages import load_messages
 from .rules_model import FLAGS, SLEEP_STATES, Example, FrameFlag, FramePhase, Rules, Signature
+from .rules_named import load_named_in_words
 from .rules_read import _int, _Reader, _score, expand, phrase
 
 __all__ = ["FILES", "FLAGS", "Example", "FrameFlag", "FramePhase", "Rules", "Signature", "expand", "load_rules",
@@ -88,6 +89,7 @@ def _frames(r: _Reader, rules: Rules, doc: LDict) -> None:
     code = doc.get("engine_code")
     if code is not None:
         rules.engine_code = r.regex(code, doc.line_of("engine_code"), "engine_code")
+    load_named_in_words(r, rules, doc)
 
 
 def _timeline(r: _Reader, rules: Rules, doc: LDict) -> None:
@@ -257,7 +259,9 @@ def load_rules(root: Path | None = None, problems: list[Problem] | None = None, 
         if not isinstance(doc, LDict):
             problems.append(Problem(display, None, "expected a mapping at the top"))
             continue
-        _SECTIONS[name](_Reader(display, problems, lazy), rules, doc)
+        reader = _Reader(display, problems, lazy)
+        reader.words = rules.words  # filled by messages.yaml, the first file that may use them
+        _SECTIONS[name](reader, rules, doc)
     return rules
 
 

@@ -12,7 +12,7 @@ from .rules_model import Example, Rules, Signature
 from .rules_read import _Reader, _score
 
 _MESSAGE_KEYS = {"id", "scenario", "score", "phase", "triggers", "pattern", "frames", "facts", "oom", "reason", "note",
-                 "examples", "by_phase", "fact_examples"}
+                 "examples", "by_phase", "fact_examples", "fallback"}
 
 
 def _signature_examples(r: _Reader, rules: Rules, d: LDict, sid: str, pattern: re.Pattern[str] | None,
@@ -58,10 +58,31 @@ def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred:
     rules.sources[sid] = (r.file, line)
     assert score is not None and pattern is not None and reason is not None
     return Signature(sid, triggers, pattern, str(d["scenario"]), score, reason, phase, facts, d.get("oom") is True,
-                     frames, by_phase)
+                     frames, by_phase, d.get("fallback") is True)
+
+
+def _words(r: _Reader, rules: Rules, doc: LDict) -> None:
+    """``words:`` (name -> regex), each checked on its own before any rule uses it."""
+    words = doc.get("words")
+    if words is None:
+        return
+    if not isinstance(words, LDict):
+        r.err(doc.line_of("words"), "words: expected name: regex")
+        return
+    for name, rx in words.items():
+        if not isinstance(rx, str) or not re.fullmatch(r"[a-z_]+", str(name)):
+            r.err(words.line_of(name), f"words.{name}: expected a lower-case name and a regex")
+            continue
+        try:
+            re.compile(rx)
+        except re.error as e:
+            r.err(words.line_of(name), f"words.{name}: bad regex: {e}")
+            continue
+        rules.words[str(name)] = rx
 
 
 def load_messages(r: _Reader, rules: Rules, doc: LDict) -> None:
+    _words(r, rules, doc)
     items = r.seq(doc, "messages", "messages")
     sigs = [_signature(r, rules, d, items.line_of(i), "message") for i, d in enumerate(items)]
     rules.messages = tuple(s for s in sigs if s is not None)

@@ -45,6 +45,8 @@ class Signature:
     by_phase: bool = False
     """The message only names its phase (a report's own words): the phase's scenarios are ranked
     as for frames, with their refinements, at the message's score."""
+    fallback: bool = False
+    """Read only on a line no other message rule matches (the most general words of a report)."""
 
     @property
     def fact_groups(self) -> frozenset[str]:
@@ -85,6 +87,8 @@ class Example:
 @dataclass
 class Rules:
     tiers: dict[str, float] = field(default_factory=dict)
+    words: dict[str, str] = field(default_factory=dict)
+    """Named regexes (``messages.yaml`` ``words:``) that any rule's pattern uses as ``{{@name}}``."""
     messages: tuple[Signature, ...] = ()
     inferred: dict[str, Signature] = field(default_factory=dict)
     gpu_oom: re.Pattern[str] = re.compile(r"(?!)")

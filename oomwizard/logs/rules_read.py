@@ -21,9 +21,17 @@ def phrase(text: str) -> str:
 _PHRASE_RE = re.compile(r"\{\{(.+?)\}\}")
 
 
-def expand(pattern: str) -> str:
-    """A rule's pattern with each ``{{words}}`` replaced by :func:`phrase`."""
-    return _PHRASE_RE.sub(lambda m: phrase(m.group(1)), pattern)
+def expand(pattern: str, words: dict[str, str] | None = None) -> str:
+    """A rule's pattern with each ``{{words}}`` replaced by :func:`phrase`, and each ``{{@name}}``
+    by the named words of ``messages.yaml`` (``words:``), which are written once for every rule."""
+    def sub(m: re.Match[str]) -> str:
+        text = m.group(1)
+        if text.startswith("@"):
+            if words is None or text[1:] not in words:
+                raise KeyError(text[1:])
+            return f"(?:{words[text[1:]]})"
+        return phrase(text)
+    return _PHRASE_RE.sub(sub, pattern)
 
 
 _GROUP_NAME = re.compile(r"\(\?P<(\w+)>")
@@ -75,6 +83,8 @@ class _Reader:
         self.problems = problems
         self.lazy = lazy
         """Regexes compiled on first use (:class:`LazyPattern`): for rules already checked by lint."""
+        self.words: dict[str, str] = {}
+        """Named words a pattern may use as ``{{@name}}`` (``messages.yaml``'s ``words:``)."""
 
     def err(self, line: int | None, msg: str) -> None:
         self.problems.append(Problem(self.file, line, msg))
@@ -120,10 +130,15 @@ class _Reader:
         if not isinstance(value, str) or not value:
             self.err(line, f"{what}: expected a regex")
             return None
-        if self.lazy:
-            return cast("re.Pattern[str]", LazyPattern(expand(value), flags, Problem(self.file, line, what)))
         try:
-            return re.compile(expand(value), flags)
+            value = expand(value, self.words)
+        except KeyError as e:
+            self.err(line, f"{what}: unknown words {{{{@{e.args[0]}}}}} (messages.yaml words: {', '.join(self.words)})")
+            return None
+        if self.lazy:
+            return cast("re.Pattern[str]", LazyPattern(value, flags, Problem(self.file, line, what)))
+        try:
+            return re.compile(value, flags)
         except re.error as e:
             self.err(line, f"{what}: bad regex: {e}")
             return None
