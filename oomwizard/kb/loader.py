@@ -17,12 +17,13 @@ from pathlib import Path
 
 from ..i18n import Text
 from .articles import load_articles
+from .compiled import load_source
 from .fields import ID_RE, FieldReader
 from .leaves import check_leaf_references, parse_leaf
 from .model import KnowledgeBase, Leaf, Question, Scenario
 from .questions import check_question_references, parse_question
 from .root import default_root as default_root  # part of the loader's interface: where the KB is read from
-from .yamlsrc import KBError, Problem, load_yaml
+from .yamlsrc import KBError, Problem
 
 
 def load_kb(root: Path | str | None = None, strict: bool = True) -> tuple[KnowledgeBase, list[Problem]]:
@@ -58,7 +59,7 @@ def load_kb(root: Path | str | None = None, strict: bool = True) -> tuple[Knowle
 
 def _load_scenarios(sfile: Path, rel: Callable[[Path], str], problems: list[Problem]) -> dict[str, Scenario]:
     scenarios: dict[str, Scenario] = {}
-    data = load_yaml(sfile, rel(sfile), problems)
+    data = load_source(sfile, rel(sfile), problems)
     ctx = FieldReader(rel(sfile), problems)
     top = ctx.mapping(data, 1, "scenarios.yaml") if data is not None else None
     if top is None:
@@ -92,7 +93,7 @@ def _load_questions(trees: Path, rel: Callable[[Path], str], problems: list[Prob
                 problems.append(Problem(rel(qf), None, "missing: the tree's entry file"))
             continue
         ctx = FieldReader(rel(qf), problems)
-        data = load_yaml(qf, rel(qf), problems)
+        data = load_source(qf, rel(qf), problems)
         top = ctx.mapping(data, 1, qf.name) if data is not None else None
         if top is None:
             continue
@@ -122,7 +123,7 @@ def _load_leaves(
     leaves: dict[str, Leaf] = {}
     for lf in sorted((trees / "leaves").glob("*.yaml")):
         ctx = FieldReader(rel(lf), problems)
-        data = load_yaml(lf, rel(lf), problems)
+        data = load_source(lf, rel(lf), problems)
         ld = ctx.mapping(data, 1, lf.name) if data is not None else None
         leaf = parse_leaf(ctx, ld, lf.stem) if ld is not None else None
         if ld is None or leaf is None:

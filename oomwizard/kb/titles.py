@@ -18,13 +18,10 @@ from .root import default_root
 @lru_cache(maxsize=2)
 def scenario_titles(root: str | None = None) -> dict[str, tuple[Text, Text]]:
     """``{scenario id: (title, summary)}``; empty if the file is not as expected."""
-    import yaml
+    from .compiled import load_source
 
     path = (default_root() if root is None else Path(root)) / "decision_trees" / "scenarios.yaml"
-    try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return {}
+    data = load_source(path, "decision_trees/scenarios.yaml", [])  # its problems are the full load's to report
     scenarios = data.get("scenarios") if isinstance(data, dict) else None
     out: dict[str, tuple[Text, Text]] = {}
     for sid, sd in (scenarios.items() if isinstance(scenarios, dict) else ()):

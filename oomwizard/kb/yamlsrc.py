@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
+# PyYAML is imported where a file is parsed: the rules the program reads come from their compiled
+# copy (:mod:`.compiled`), and importing the parser costs as much as reading them.
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,8 @@ def _convert(node: yaml.Node, file: str, problems: list[Problem], scalars: yaml.
 
     Without ``seen``, aliases of aliases ("billion laughs") expand to exponentially many values.
     """
+    import yaml
+
     seen = {} if seen is None else seen
     if id(node) in seen:
         return seen[id(node)]
@@ -99,19 +104,22 @@ def _convert(node: yaml.Node, file: str, problems: list[Problem], scalars: yaml.
     return value
 
 
-_COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml when PyYAML was built with it: 20x faster, same nodes and line marks."""
+_COMPOSER: Any = None
+"""The loader class that composes; None: libyaml's where PyYAML has it (20x faster, same marks)."""
 
 
 def load_yaml(path: Path, display: str, problems: list[Problem]) -> Any:
     """Parse ``path``; syntax errors and duplicate keys are appended to ``problems``."""
+    import yaml
+
+    composer = _COMPOSER or getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         problems.append(Problem(display, None, f"cannot read: {e}"))
         return None
     try:
-        node = yaml.compose(text, Loader=_COMPOSER)
+        node = yaml.compose(text, Loader=composer)
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark else None

@@ -4,7 +4,7 @@ The loader already reports what keeps the engine from running (schema, reference
 makes advice wrong or a walk end badly: the tree's shape (reachability, cycles, questions a
 non-interactive walk cannot pass), conditions that can never hold, incomplete leaves, flags and
 variables some vLLM release in a fix's range rejects, and English/Chinese articles that drifted
-apart, text that cites internal documents instead of vLLM, and the program's string catalogues. Each area lives in its own module; this one runs them and orders the result by file and line.
+apart, text that cites internal documents instead of vLLM, the program's string catalogues and the compiled copies of the YAML. Each area lives in its own module; this one runs them and orders the result by file and line.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from ..kb.loader import default_root, load_kb
 from ..kb.yamlsrc import Problem
 from .articles import check_articles
 from .commands import check_commands
+from .compiled import check_compiled
 from .context import LintContext
 from .diagnosis import check_diagnosis_rules
 from .glossary import check_onboarding
@@ -24,7 +25,7 @@ from .strings import check_strings
 from .tree import check_scenarios, check_tree
 
 CHECKS = (check_tree, check_scenarios, check_leaves, check_commands, check_articles, check_internal_references,
-          check_onboarding, check_diagnosis_rules, check_strings)
+          check_onboarding, check_diagnosis_rules, check_strings, check_compiled)
 
 
 def lint(root: Path | str | None = None) -> list[Problem]:

@@ -12,7 +12,9 @@ import functools
 from pathlib import Path
 
 from ..facts.catalog import FAILURE_PHASES
-from ..kb.yamlsrc import KBError, LDict, LList, Problem, load_yaml
+from ..kb.compiled import load_source
+from ..kb.root import default_root, own_root
+from ..kb.yamlsrc import KBError, LDict, LList, Problem
 from .message_facts import read_fact_examples, read_facts
 from .refine_rules import load_refinements
 from .rules_messages import load_messages
@@ -224,23 +226,13 @@ _SECTIONS = {"tiers.yaml": _tiers, "messages.yaml": load_messages, "frames.yaml"
              "numbers.yaml": _numbers, "refinements.yaml": _refinements}
 
 
-def _own_root() -> Path:
-    """The program's own knowledge base (the wheel's copy or the source tree), whatever
-    ``$OOMWIZARD_KB`` says."""
-    pkg = Path(__file__).resolve().parent.parent
-    bundled = pkg / "_kb"
-    return bundled if (bundled / "decision_trees").is_dir() else pkg.parent
-
-
 def rules_dir(root: Path | None = None) -> Path:
     """The rules of ``root``; without one, those of the knowledge base in use, or the program's own
     when that base brings none (a tree and articles of its own, the diagnosis as shipped)."""
-    from ..kb.root import default_root
-
     if root is not None:
         return root / "decision_trees" / "diagnosis"
     base = default_root() / "decision_trees" / "diagnosis"
-    return base if base.is_dir() else _own_root() / "decision_trees" / "diagnosis"
+    return base if base.is_dir() else own_root() / "decision_trees" / "diagnosis"
 
 
 def load_rules(root: Path | None = None, problems: list[Problem] | None = None, *, lazy: bool = False) -> Rules:
@@ -255,7 +247,7 @@ def load_rules(root: Path | None = None, problems: list[Problem] | None = None, 
         if not path.is_file():
             problems.append(Problem(display, None, "missing rule file"))
             continue
-        doc = load_yaml(path, display, problems)
+        doc = load_source(path, display, problems)  # the YAML, or its compiled copy made from these bytes
         if not isinstance(doc, LDict):
             problems.append(Problem(display, None, "expected a mapping at the top"))
             continue
@@ -269,7 +261,7 @@ def load_rules(root: Path | None = None, problems: list[Problem] | None = None, 
 def rules() -> Rules:
     """The program's rules; a broken rule file stops it with every problem located."""
     problems: list[Problem] = []
-    own = rules_dir() == _own_root() / "decision_trees" / "diagnosis"
+    own = rules_dir() == own_root() / "decision_trees" / "diagnosis"
     loaded = load_rules(None, problems, lazy=own)
     errors = [p for p in problems if p.severity == "error"]
     if errors:

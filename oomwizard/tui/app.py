@@ -16,6 +16,7 @@ the screens' order. The rest is mixed in: the machine and the logs read in worke
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import sys
@@ -241,7 +242,13 @@ class WizardApp(WalkKeeping, LogReading, AppActions, App[Outcome], inherit_bindi
     def _after_first_frame(self) -> None:
         """Work starts once the first screen is on the terminal: the walk's keeper (it reads the
         saved walks; the last unfinished one is looked for in a worker), then a log given is read
-        (its diagnosis is on the screen), then the knowledge base loads and the machine is detected."""
+        (its diagnosis is on the screen), then the knowledge base loads and the machine is detected.
+
+        Until the diagnosis is drawn, what the first frame made (Textual, the app, its screen) is
+        frozen out of the garbage collector's passes, which the engine's imports and the diagnosis
+        would otherwise run over it again and again (a third of their time); ``_background``
+        gives it back."""
+        gc.freeze()
         cjk.enable()  # before anything else is drawn: detection, a log or a paste may bring CJK text
         if self.opts.keep_state:
             from ..bundle.resume import Keeper
@@ -266,6 +273,7 @@ class WizardApp(WalkKeeping, LogReading, AppActions, App[Outcome], inherit_bindi
             self.tell(ResumeOffered)
 
     def _background(self) -> None:
+        gc.unfreeze()  # frozen in _after_first_frame for the first diagnosis
         self._then_background = False
         if self._kb_loaded is None:
             self.run_worker(self._load_kb, thread=True, group="kb", exit_on_error=False)
