@@ -64,6 +64,8 @@ def test_negated_words_and_other_memory_words_are_no_report() -> None:
     for line in ("No OOM at startup anymore after the fix.",
                  "the server starts without any OOM now",
                  "Killed: the OOM killer took the process",  # host RAM: its own rule, not this one
+                 "If you are running out of memory, consider decreasing `gpu_memory_utilization`.",
+                 "set max_num_seqs lower to avoid OOM at startup",
                  "GPU KV cache size: 123,456 tokens",
                  "Loading weights took 14.99 GiB; 3 out of 4 shards"):
         d = _diag(line)
