@@ -69,7 +69,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         if result:
             sys.stdout.write("\n" + leaf_text(result.leaf, result.facts, result.path, lang, width=text_width()))
     for w in diag.warnings:
-        err(w)
+        err(w(lang))
     if args.output:
         code = _save_output(args, result, kb, lang)
         if code:
@@ -149,7 +149,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(verification_text(result, lang, text_width()))
     for w in result.warnings:
-        err(w)
+        err(w(lang))
     if result.failed:
         return Exit.CHECK_FAILED
     return Exit.OK if result.proven else Exit.NOT_PROVEN

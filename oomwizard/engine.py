@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from .facts.catalog import CATALOG
 from .facts.model import Fact, FactSet
+from .i18n import ui
 from .kb.model import KnowledgeBase, Leaf, Question, Route
 from .versions import Version
 
@@ -47,6 +48,19 @@ class Step:
     how: str
     """``answered``, ``accepted`` (a suggestion confirmed), ``auto`` (accepted without asking),
     or ``default`` (nothing known, the question's ``unknown`` choice)."""
+    earlier: str | None = None
+    """The question whose answer this one reused (``source`` says so in English)."""
+
+    def said_how(self, lang: str) -> str:
+        """How the answer was reached, and from what, in ``lang`` (``answered`` alone when typed)."""
+        how = ui(f"engine.how.{self.how}", lang)
+        if self.how == "answered" or self.source in ("answered", self.how):
+            return how
+        if self.how == "default":
+            return f"{how}: {ui('engine.source.not_known', lang)}"
+        if self.earlier is not None:
+            return f"{how}: {ui('engine.source.answered_earlier', lang, question=self.earlier)}"
+        return f"{how}: {self.source}"  # a file and line, a detector: the same in every language
 
 
 @dataclass(frozen=True)
@@ -124,7 +138,7 @@ def _label(question: Question, answer: str, lang: str) -> str:
     c = question.choice(answer)
     if c is not None:
         return c.label(lang)
-    return answer
+    return ui("engine.unknown", lang) if answer == UNKNOWN else answer
 
 
 def walk(
@@ -161,6 +175,7 @@ def walk(
             raise EngineError(f"route to {node_id!r}, which does not exist")
         given = answers.get(q.id)
         sug = suggest(q, facts)
+        earlier: str | None = None
         if given is not None and _valid(q, given.value):
             value, source = given.value, given.source
             how = "answered" if given.source == "answered" else "accepted"
@@ -168,12 +183,13 @@ def walk(
             value, source, how = sug.answer, sug.source, "auto"
         elif sug is not None and q.fact in settled and _valid(q, sug.answer) and sug.facts == (q.fact,):
             value, source, how = sug.answer, f"answered earlier ({settled[q.fact]})", "auto"
+            earlier = settled[q.fact]
         elif use_unknown and (q.unknown is not None or q.kind == "version"):
             value = q.unknown if q.kind == "choice" and q.unknown else UNKNOWN
             source, how = "not known", "default"
         else:
             return Ask(q, sug, tuple(path), facts)
-        path.append(Step(q.id, value, _label(q, value, lang), source, how))
+        path.append(Step(q.id, value, _label(q, value, lang), source, how, earlier))
         _record(q, value, source, how, facts)
         if how != "default" and value != UNKNOWN:
             settled.setdefault(q.fact, q.id)

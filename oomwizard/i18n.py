@@ -151,12 +151,17 @@ UI: Mapping[str, Text] = _Catalogue()
 
 
 def detect_lang(explicit: str | None = None, environ: Mapping[str, str] | None = None) -> str:
-    """``--lang`` wins; then the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``, ``LANGUAGE``)."""
+    """``--lang`` wins; then ``$OOMWIZARD_LANG`` (``en``, ``zh``, or a locale such as ``zh_CN.UTF-8``;
+    another value is passed over); then the locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``, ``LANGUAGE``)."""
     if explicit:
         if explicit not in LANGS:
             raise ValueError(f"unsupported language {explicit!r} (choose from {', '.join(LANGS)})")
         return explicit
     env = os.environ if environ is None else environ
+    own = env.get("OOMWIZARD_LANG", "").strip().lower()
+    for lang in LANGS:
+        if own == lang or own.startswith((f"{lang}_", f"{lang}-", f"{lang}.")):
+            return lang
     for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
         value = env.get(var, "")
         if value:

@@ -14,7 +14,7 @@ from typing import Any
 
 from .engine import fact_value
 from .facts.model import FactSet
-from .i18n import ui
+from .i18n import Text, ui
 from .kb.model import Check, Leaf
 from .logs.diagnose import collect, conclude
 from .logs.inputs import open_inputs
@@ -67,7 +67,7 @@ class Verification:
     ready: bool
     ready_at: Evidence | None = None
     inputs: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Text] = field(default_factory=list)
     """What the reader noticed about the inputs (empty, binary, cut short): why a check may be unknown."""
 
     @property

@@ -130,7 +130,7 @@ PACKAGES = obj(
     closed=False,
 )
 
-GPU = obj(
+_GPU_READ = obj(
     {
         "index": INT, "name": STR, "memory": obj({"total": INT}, {"reserved": INT, "used": INT, "free": INT, "version": STR},
                                                  closed=False),
@@ -144,11 +144,18 @@ GPU = obj(
     },
     closed=False,
 )
+# A GPU NVML could not open (lost, no permission) has its index and why, in English and Chinese.
+_GPU_ERROR = obj({"index": INT, "error": STR}, {"error_zh": STR}, closed=False)
+GPU: dict[str, Any] = {"anyOf": [_GPU_READ, _GPU_ERROR]}
 
 SERVER = obj(
     {"pid": INT, "argv": arr(STR)},
     {"allocator": ALLOCATOR, "env": str_map(STR), "settings": {"type": "object"}, "args": {"type": "object"},
-     "children": arr(obj({"pid": INT}, closed=False)), "command": STR},
+     "children": arr(obj({"pid": INT}, closed=False)), "command": STR,
+     # why the environment or --config could not be read: English, and the same in Chinese
+     "env_error": nullable(STR), "env_error_zh": STR,
+     "config_file": obj({"path": STR}, {"error": nullable(STR), "error_zh": STR, "args": nullable({"type": "object"})},
+                        closed=False)},
     closed=False,
 )
 

@@ -51,7 +51,8 @@ async def test_the_same_script_as_the_wizards_save(tmp_path: Path) -> None:
         assert ours.startswith("#!/bin/sh") and "fix_1()" in ours
         # Byte for byte but for the comment on how each answer came (Enter on a suggestion in
         # the wizard is "accepted"; diagnose takes it without asking, "auto").
-        assert "[accepted: " in theirs and "[accepted: " not in ours
+        accepted = f"[{ui('engine.how.accepted', lang)}: "
+        assert accepted in theirs and accepted not in ours
         assert _without_path(ours, lang) == _without_path(theirs, lang)
 
 

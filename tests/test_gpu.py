@@ -187,6 +187,7 @@ def test_one_gpu_lost_others_reported(tmp_path):
     assert out["nvml"]["available"] is True
     lost = out["gpus"][2]
     assert "GPU is lost" in lost["error"] and "memory" not in lost
+    assert "GPU 已丢失" in lost["error_zh"]
     assert [g["name"] for g in out["gpus"] if g["index"] != 2] == ["NVIDIA H200"] * 3
     assert {(p["a"], p["b"]) for p in out["topology"]} == {(0, 1), (0, 3), (1, 3)}
 
@@ -197,6 +198,24 @@ def test_gpu_lost_in_the_middle_of_reading(tmp_path):
     out = read_nvml(FakeNVML(spec), make_proc(tmp_path / "proc"))
     assert "GPU is lost" in out["gpus"][1]["error"]
     assert out["gpus"][0]["memory"]["total"] == H200_TOTAL
+
+
+def test_a_gpu_that_could_not_be_opened_is_reported_in_chinese_and_fits_the_schema(tmp_path):
+    import json
+
+    import jsonschema
+
+    from oomwizard.envelope import schema_text
+    from oomwizard.report.machine import _one_gpu
+
+    spec = hgx_spec(2)
+    spec["devices"][0]["handle_error"] = pynvml.NVML_ERROR_NO_PERMISSION
+    out = read_nvml(FakeNVML(spec), make_proc(tmp_path / "proc"))
+    assert out["gpus"][0] == {"index": 0, "error": "no permission to open this GPU", "error_zh": "没有打开这块 GPU 的权限"}
+    gpus = json.loads(schema_text("detect"))["properties"]["gpus"]
+    jsonschema.validate(out["gpus"], gpus)
+    assert "没有打开这块 GPU 的权限" in _one_gpu(out["gpus"][0], "zh")[0]
+    assert "no permission to open this GPU" in _one_gpu(out["gpus"][0], "en")[0]
 
 
 def test_unknown_error_on_one_device(tmp_path):

@@ -22,7 +22,7 @@ m = d.matches[0] if d.matches else None
 # VmHWM is this process's own peak (ru_maxrss would carry the forking parent's over exec)
 hwm = next(int(ln.split()[1]) for ln in open("/proc/self/status") if ln.startswith("VmHWM:"))
 print(json.dumps({"scenario": m.scenario if m else None, "lines": [e.line for e in m.evidence] if m else [],
-                  "warnings": d.warnings, "rss_mib": hwm / 1024}))
+                  "warnings": [w.en for w in d.warnings], "rss_mib": hwm / 1024}))
 """
 
 

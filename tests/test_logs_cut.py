@@ -42,9 +42,9 @@ def test_a_cut_traceback_through_profiling_points_at_it_without_claiming(tmp_pat
     assert top.evidence[0].line == 4  # the traceback's first line
     assert diag.facts.value("failure_phase") == "profile_run"
     assert diag.facts.get("diagnosis") is None  # no confident claim, so the wizard asks
-    assert len(diag.missing) == 1 and "before its exception" in diag.missing[0]
+    assert len(diag.missing) == 1 and "before its exception" in diag.missing[0].en
     data = diag.to_json()
-    assert data["confidence"] == top.score and data["missing"] == diag.missing
+    assert data["confidence"] == top.score and data["missing"] == [m.en for m in diag.missing]
 
 
 def test_a_cut_traceback_through_capture_ranks_the_capture(tmp_path: Path) -> None:

@@ -36,7 +36,7 @@ def test_a_log_ending_in_a_phase_ranks_its_scenario_below_confidence(text: str, 
     assert d.matches and d.matches[0].scenario == scenario
     assert all(m.score < CONFIDENT for m in d.matches)
     assert [e.line for e in d.matches[0].evidence] == [last_line]
-    assert d.missing and d.missing[0].startswith(f"vllm.log:{last_line}: the excerpt ends during")
+    assert d.missing and d.missing[0].en.startswith(f"vllm.log:{last_line}: the excerpt ends during")
     reasons = [r for m in d.matches for r in m.reasons if "excerpt ends" in r.en]
     assert reasons and all("摘录" in r.zh for r in reasons)
     assert "diagnosis" not in d.facts and "failure_phase" not in d.facts
@@ -44,9 +44,9 @@ def test_a_log_ending_in_a_phase_ranks_its_scenario_below_confidence(text: str, 
 
 def test_the_missing_lines_name_the_next_start_up_line() -> None:
     d = diagnose_text(VERSION + LOAD + LOADED, "vllm.log")
-    assert "Available KV cache memory" in d.missing[0]
+    assert "Available KV cache memory" in d.missing[0].en
     d = diagnose_text(VERSION + LOAD + LOADED + KV + CAPTURE, "vllm.log")
-    assert "Graph capturing finished" in d.missing[0]
+    assert "Graph capturing finished" in d.missing[0].en
 
 
 def test_a_multimodal_model_stopping_in_profiling_keeps_its_refinement_unconfident() -> None:
@@ -70,7 +70,7 @@ def test_a_multimodal_model_stopping_in_profiling_keeps_its_refinement_unconfide
 def test_no_claim_without_a_start_up_that_stopped(text: str) -> None:
     d = diagnose_text(text, "vllm.log")
     assert not any("excerpt ends during" in r.en for m in d.matches for r in m.reasons)
-    assert not any("excerpt ends during" in w for w in d.missing)
+    assert not any("excerpt ends during" in w.en for w in d.missing)
 
 
 RUN = ("INFO 11-02 10:00:01 [core.py:70] Initializing a V1 LLM engine (v0.10.1) with config: "
@@ -80,11 +80,11 @@ RUN = ("INFO 11-02 10:00:01 [core.py:70] Initializing a V1 LLM engine (v0.10.1) 
 def test_the_last_start_of_the_engine_is_the_one_read() -> None:
     """Restarts: only the last start's stop counts, whether it came up or stopped."""
     came_up_last = RUN + LOAD + LOADED + RUN + LOAD + LOADED + KV + CAPTURE + READY
-    assert not any("excerpt ends during" in w for w in diagnose_text(came_up_last, "vllm.log").missing)
+    assert not any("excerpt ends during" in w.en for w in diagnose_text(came_up_last, "vllm.log").missing)
     stopped_last = RUN + LOAD + LOADED + KV + CAPTURE + READY + RUN + LOAD + LOADED
     d = diagnose_text(stopped_last, "vllm.log")
     assert d.matches[0].scenario == "profile-run-oom"
-    assert d.missing[0].startswith("vllm.log:11: ")
+    assert d.missing[0].en.startswith("vllm.log:11: ")
 
 
 def test_a_log_whose_reading_stopped_early_is_not_taken_to_end_there(tmp_path) -> None:
@@ -101,5 +101,5 @@ def test_a_log_whose_reading_stopped_early_is_not_taken_to_end_there(tmp_path) -
     cut = tmp_path / "cut.log.gz"
     cut.write_bytes(gzip.compress(text * 40)[:-12])  # no end-of-stream marker: the reader reports the damage
     d = diagnose_paths([str(cut)])
-    assert any("the rest was not read" in w for w in d.warnings)
-    assert d.matches == [] and not any("excerpt ends during" in w for w in d.missing)
+    assert any("the rest was not read" in w.en for w in d.warnings)
+    assert d.matches == [] and not any("excerpt ends during" in w.en for w in d.missing)

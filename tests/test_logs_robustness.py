@@ -58,7 +58,7 @@ def test_empty_file(tmp_path: Path) -> None:
     p.write_bytes(b"")
     d = diagnose_paths([str(p)])
     assert d.matches == []
-    assert any("is empty" in w for w in d.warnings)
+    assert any("is empty" in w.en for w in d.warnings)
 
 
 def test_binary_file_warns_and_reads_its_text(tmp_path: Path) -> None:
@@ -67,7 +67,7 @@ def test_binary_file_warns_and_reads_its_text(tmp_path: Path) -> None:
     p = tmp_path / "core.bin"
     p.write_bytes(blob + b"\n" + OOM_LINE.encode() + b"\n" + blob)
     d = diagnose_paths([str(p)])
-    assert any("binary" in w for w in d.warnings)
+    assert any("binary" in w.en for w in d.warnings)
     assert "fragmentation" in scenarios(d)
 
 
@@ -76,7 +76,7 @@ def test_pure_binary_gives_no_match_and_no_crash(tmp_path: Path) -> None:
     p.write_bytes(bytes(range(256)) * 4000)
     d = diagnose_paths([str(p)])
     assert d.matches == []
-    assert any("binary" in w for w in d.warnings)
+    assert any("binary" in w.en for w in d.warnings)
 
 
 def test_nul_padding_from_a_crash(tmp_path: Path) -> None:
@@ -93,7 +93,7 @@ def test_huge_single_line_is_cut_not_loaded(tmp_path: Path) -> None:
         fh.write(b"INFO progress " + b"=" * (12 << 20) + b"\n")
         fh.write(OOM_LINE.encode() + b"\n")
     d = diagnose_paths([str(p)])
-    assert any("cut to their start and end" in w for w in d.warnings)
+    assert any("cut to their start and end" in w.en for w in d.warnings)
     assert d.facts.value("oom_requested_bytes") == 2 << 30
     assert d.facts.get("oom_requested_bytes").line == 2
 
@@ -110,7 +110,7 @@ def test_damaged_gzip_warns(tmp_path: Path) -> None:
     p = tmp_path / "cut.log.gz"
     p.write_bytes(data[: len(data) // 2])
     d = diagnose_paths([str(p)])
-    assert any("reading stopped" in w for w in d.warnings)
+    assert any("reading stopped" in w.en for w in d.warnings)
 
 
 class _Stdin:

@@ -428,7 +428,7 @@ def test_healthy_log_gives_no_match_and_a_warning() -> None:
     d = diagnose_paths([str(LOGS / "healthy_startup.log")])
     assert d.matches == []
     assert "diagnosis" not in d.facts
-    assert any("no out-of-memory error" in w for w in d.warnings)
+    assert any("no out-of-memory error" in w.en for w in d.warnings)
     assert d.facts.value("vllm_version") is not None  # facts are still read
 
 

@@ -116,14 +116,14 @@ def test_a_traceback_cut_at_its_header_is_ranked_by_the_marks_before_it() -> Non
     assert d.matches and d.matches[0].score < CONFIDENT
     assert d.facts.value("failure_phase") == "kv_cache_alloc"
     assert d.facts.get("diagnosis") is None
-    assert len(d.missing) == 1 and "header" in d.missing[0] and "pasted:6" in d.missing[0]
+    assert len(d.missing) == 1 and "header" in d.missing[0].en and "pasted:6" in d.missing[0].en
 
 
 def test_a_header_with_one_frame_is_ranked_the_same_way() -> None:
     frame = f'ERROR 05-01 10:01:00 [core.py:1]   File "{SITE}/v1/engine/core.py", line 699, in run_engine_core'
     d = diagnose_text("\n".join([*_MARKS, frame]))
     assert d.facts.value("failure_phase") == "kv_cache_alloc"
-    assert len(d.missing) == 1 and "before its exception" in d.missing[0] and "header" not in d.missing[0]
+    assert len(d.missing) == 1 and "before its exception" in d.missing[0].en and "header" not in d.missing[0].en
 
 
 def test_a_bare_header_without_marks_says_nothing() -> None:

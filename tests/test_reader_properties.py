@@ -97,6 +97,6 @@ def test_a_truncated_gzip_keeps_what_it_held(tmp_path: Path) -> None:
     d = diagnose_paths([str(p)])
     assert d.matches and d.matches[0].scenario == "runtime-oom"
     assert d.matches[0].evidence[0].line == filler.count(b"\n") + 46
-    assert any("reading stopped" in w for w in d.warnings)
+    assert any("reading stopped" in w.en for w in d.warnings)
     with pytest.raises((EOFError, zlib.error)):
         gzip.decompress(p.read_bytes())  # what the standard library gives for the same file

@@ -101,7 +101,7 @@ def read_logs(paths: Sequence[str], progress: Any = None) -> tuple[Diagnosis, Lo
             kept.inputs.append({"name": src.name, "lines": []})
     kept.inputs.sort(key=lambda i: [s.name for s in sources].index(i["name"]))
     diag = conclude(col, [s.name for s in sources], list(warnings))
-    kept.warnings = list(warnings)
+    kept.warnings = [w.en for w in warnings]  # the bundle keeps the English, as JSON does
     return diag, kept
 
 

@@ -72,7 +72,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     if diag is not None:
         for w in diag.warnings:
-            _err(w)
+            _err(w(lang))
     return Exit.OK
 
 

@@ -162,7 +162,7 @@ def diagnosis_of(doc: dict[str, Any]) -> Diagnosis | None:
         col.files.append(inp["name"])
         for entry in inp["lines"]:
             col.feed(logical_from_json(entry))
-    return conclude(col, [i["name"] for i in log["inputs"]], [str(w) for w in log.get("warnings", [])])
+    return conclude(col, [i["name"] for i in log["inputs"]], [Text.same(str(w)) for w in log.get("warnings", [])])
 
 
 def replay(path: str, kb: Any = None) -> Replayed:

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..i18n import Text, msg
 from ..text.redact import REDACTED, SECRET_FLAGS, redact_text, secret_env_name
 from ..text.units import MIB
 from .metadata_probe import read_head
@@ -110,7 +111,7 @@ def engine_settings(args: Mapping[str, Any], positionals: Sequence[str], entrypo
     return s
 
 
-def read_config_file(path: str, proc_root: Path, pid: int) -> tuple[dict[str, Any] | None, str | None]:
+def read_config_file(path: str, proc_root: Path, pid: int) -> tuple[dict[str, Any] | None, Text | None]:
     """``--config FILE`` (YAML of engine arguments), resolved against the process's directory."""
     p = Path(path)
     full = p if p.is_absolute() else proc_root / str(pid) / "cwd" / p
@@ -118,25 +119,25 @@ def read_config_file(path: str, proc_root: Path, pid: int) -> tuple[dict[str, An
     try:
         st = full.stat()
     except OSError as e:
-        return None, f"cannot read {path}: {e.strerror or e}"
+        return None, msg("facts.config.cannot_read").format(path=path, why=e.strerror or e)
     if not stat.S_ISREG(st.st_mode):
-        return None, f"{path} is not a regular file"
+        return None, msg("facts.config.not_regular").format(path=path)
     if st.st_size > CONFIG_LIMIT:
-        return None, f"{path} is larger than {CONFIG_LIMIT // MIB} MiB"
+        return None, msg("facts.config.too_large").format(path=path, mib=CONFIG_LIMIT // MIB)
     text = read_head(str(full), CONFIG_LIMIT)
     if text is None:
-        return None, f"cannot read {path}"
+        return None, msg("facts.config.unreadable").format(path=path)
     import yaml
 
     try:
         # Aliases can multiply a small file into billions of values once it is walked.
         if any(isinstance(ev, yaml.AliasEvent) for ev in yaml.parse(text, Loader=yaml.SafeLoader)):
-            return None, f"{path} uses YAML aliases (*name); engine arguments do not need them, so it was not read"
+            return None, msg("facts.config.aliases").format(path=path)
         data = yaml.safe_load(text)
     except (yaml.YAMLError, ValueError, RecursionError) as e:
-        return None, f"{path} is not valid YAML: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+        return None, msg("facts.config.bad_yaml").format(path=path, why=str(e).splitlines()[0] if str(e) else type(e).__name__)
     if not isinstance(data, dict):
-        return None, f"{path} does not hold a mapping of engine arguments"
+        return None, msg("facts.config.not_mapping").format(path=path)
     out: dict[str, Any] = {}
     for k, v in data.items():
         key = canonical_key("--" + str(k))

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..i18n import LANGS, ui
+from ..i18n import LANGS, both, ui
 from ..text.redact import redact_argv
 from .nvml import (
     GpuLost,
@@ -204,7 +204,7 @@ class _Reader:
         try:
             handle = self.nv.nvmlDeviceGetHandleByIndex(index)
         except Exception as e:  # noqa: BLE001 - NVML bindings raise NVMLError, ctypes and OS errors; reported per GPU
-            g["error"] = device_error(self.nv, e)
+            g["error"], g["error_zh"] = device_error(self.nv, e)
             return g, None
         try:
             g["name"] = as_text(self.call(errors, "name", "nvmlDeviceGetName", handle))
@@ -227,7 +227,7 @@ class _Reader:
             g["processes"] = self.processes(errors, handle)
             g["nvlinks_active"] = self.nvlinks(handle)
         except GpuLost:
-            g["error"] = "GPU is lost (fell off the bus); it needs a reset or a reboot before anything can use it"
+            g["error"], g["error_zh"] = both("facts.gpu.device_lost")
             return g, None
         if errors:
             g["errors"] = errors

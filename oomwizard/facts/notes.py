@@ -35,7 +35,9 @@ def machine_notes(data: Mapping[str, Any]) -> list[dict[str, str]]:
                         ui("facts.machine.nvml_unavailable", "zh", reason=nv.get("reason_zh") or nv.get("reason")), "problem"))
     for g in data["gpus"]:
         if g.get("error"):
-            out.append(note("gpu_error", *both("facts.machine.gpu_error", index=g['index'], error=g['error']), "problem"))
+            out.append(note("gpu_error", ui("facts.machine.gpu_error", "en", index=g["index"], error=g["error"]),
+                            ui("facts.machine.gpu_error", "zh", index=g["index"], error=g.get("error_zh") or g["error"]),
+                            "problem"))
     in_container = bool(((data.get("host") or {}).get("container") or {}).get("in_container"))
     for g in data["gpus"]:
         out.extend(_gpu_memory_notes(g, in_container))
@@ -106,7 +108,9 @@ def _server_notes(data: Mapping[str, Any]) -> list[dict[str, str]]:
             out.append(
                 note(
                     "server_env_unreadable",
-                    *both("facts.machine.server_env_unreadable", pid=s['pid'], env_error=s['env_error']),
+                    ui("facts.machine.server_env_unreadable", "en", pid=s["pid"], env_error=s["env_error"]),
+                    ui("facts.machine.server_env_unreadable", "zh", pid=s["pid"],
+                       env_error=s.get("env_error_zh") or s["env_error"]),
                     "warning",
                 )
             )

@@ -134,13 +134,13 @@ def import_nvml() -> tuple[Nvml | None, dict[str, str] | None]:
     return pynvml, None
 
 
-def device_error(nv: Nvml, e: BaseException) -> str:
-    """Why one GPU could not be opened."""
+def device_error(nv: Nvml, e: BaseException) -> tuple[str, str]:
+    """Why one GPU could not be opened, in English and Chinese (the report's ``error``, ``error_zh``)."""
     code = err_code(e)
     if code == nvml_code(nv, "GPU_IS_LOST"):
-        return "GPU is lost (fell off the bus); it needs a reset or a reboot before anything can use it"
+        return both("facts.gpu.device_lost")
     if code == nvml_code(nv, "NO_PERMISSION"):
-        return "no permission to open this GPU"
+        return both("facts.gpu.device_no_permission")
     if code == nvml_code(nv, "UNKNOWN"):
-        return "NVML reported an unknown error for this GPU (check dmesg for Xid errors)"
-    return f"could not open this GPU: {err_str(e)}"
+        return both("facts.gpu.device_unknown_error")
+    return both("facts.gpu.device_open_failed", err_str=err_str(e))

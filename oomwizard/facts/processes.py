@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..i18n import Text, msg
 from ..text.redact import redact_argv, secret_value_spans
 from .engine_settings import engine_settings, parse_engine_args, read_config_file
 from .env import collect_env
@@ -89,16 +90,16 @@ def read_ppid(proc_root: Path, pid: int) -> int | None:
         return None
 
 
-def read_environ(proc_root: Path, pid: int) -> tuple[dict[str, str] | None, str | None]:
+def read_environ(proc_root: Path, pid: int) -> tuple[dict[str, str] | None, Text | None]:
     """The whole environment of a process, or the reason it cannot be read."""
     try:
         raw = _read_bytes(proc_root / str(pid) / "environ")
     except PermissionError:
-        return None, "not readable: the process belongs to another user (run oomwizard as that user or as root)"
+        return None, msg("facts.process.env_other_user")
     except FileNotFoundError:
-        return None, "the process has exited"
+        return None, msg("facts.process.exited")
     except OSError as e:
-        return None, f"not readable: {e.strerror or e}"
+        return None, msg("facts.process.env_unreadable").format(why=e.strerror or e)
     env: dict[str, str] = {}
     for item in raw.decode("utf-8", "replace").split("\0"):
         k, eq, v = item.partition("=")
@@ -257,7 +258,9 @@ def _server_record(proc: Proc, root: Path, path_env: str | None, children: Seque
     config_path = args.get("config")
     if isinstance(config_path, str):
         cfg, err = read_config_file(config_path, root, proc.pid)
-        rec["config_file"] = {"path": config_path, "error": err, "args": cfg}
+        rec["config_file"] = {"path": config_path, "error": err.en if err else None, "args": cfg}
+        if err is not None:
+            rec["config_file"]["error_zh"] = err.zh
         if cfg:
             args = {**cfg, **args}
     rec["args"] = args
@@ -265,7 +268,9 @@ def _server_record(proc: Proc, root: Path, path_env: str | None, children: Seque
     rec["settings"] = engine_settings(args, positionals, how)
     rec["settings_from_config"] = sorted(k for k in rec["settings"] if k not in cli_settings)
     rec["env"] = collect_env(env) if env is not None else None
-    rec["env_error"] = env_error
+    rec["env_error"] = env_error.en if env_error else None
+    if env_error is not None:
+        rec["env_error_zh"] = env_error.zh
     rec["interpreter"] = {"path": interp, "how": interp_how}
     rec["children"] = [{"pid": c.pid, "role": child_role(c.argv, proc.argv), "title": _title(c.argv)} for c in children]
     return rec

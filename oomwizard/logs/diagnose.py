@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from ..facts.model import Fact, FactSet
+from ..i18n import Text, msg
 from .collect import Collector, Failure, scanner
 from .inputs import open_inputs
 from .lines import Joiner, Logical
@@ -69,11 +70,11 @@ def diagnose_sources(sources: list[Source], *, all_lines_limit: int = ALL_LINES_
 
 
 def collect(sources: list[Source], *, all_lines_limit: int = ALL_LINES_LIMIT, progress: Progress | None = None,
-            extra: tuple[bytes, ...] = (), on_line: LineHook | None = None) -> tuple[Collector, list[str]]:
+            extra: tuple[bytes, ...] = (), on_line: LineHook | None = None) -> tuple[Collector, list[Text]]:
     """Read every input once into a collector. ``extra`` regex patterns are searched for as well
     and ``on_line`` sees every logical line read (a checklist matched in the same pass)."""
     col = Collector()
-    warnings: list[str] = []
+    warnings: list[Text] = []
     scan = scanner(extra)
     for src in sources:
         stats = ReadStats(src.name)
@@ -102,7 +103,7 @@ def _feed(col: Collector, lg: Logical, on_line: LineHook | None) -> None:
         on_line(col.file, lg)
 
 
-def conclude(col: Collector, inputs: list[str], warnings: list[str]) -> Diagnosis:
+def conclude(col: Collector, inputs: list[str], warnings: list[Text]) -> Diagnosis:
     """The diagnosis of everything the collector read."""
     col.finish()
     ranked = rank(col)
@@ -119,24 +120,20 @@ def conclude(col: Collector, inputs: list[str], warnings: list[str]) -> Diagnosi
         facts.add(Fact("diagnosis", best.scenario, _src(ev.file, ev.line) if ev else "log", kind="log",
                        detail=ev.text if ev else None, file=ev.file if ev else None, line=ev.line if ev else None))
     if col.failures_dropped:
-        warnings.append(f"more than {len(col.failures)} errors in the input; the rest were counted but not kept")
+        warnings.append(msg("logs.warn.dropped").format(kept=len(col.failures)))
     if not ranked.matches:
-        warnings.append(f"no out-of-memory error or other failure this tool knows was found in {', '.join(inputs)}")
-    missing: list[str] = []
+        warnings.append(msg("logs.warn.nothing_found").format(inputs=", ".join(inputs)))
+    missing: list[Text] = []
     if ranked.primary is not None and ranked.primary.cut:
         p = ranked.primary
-        if p.frames:
-            cut, after = "inside this traceback, before its exception", "the error message"
-        else:
-            cut, after = "right after this traceback's header, before its frames and its exception", \
-                "its frames and the error message"
-        missing.append(f"{where(p.file, p.line)}: the log ends {cut}; the lines after it ({after}, e.g. "
-                       "`torch.OutOfMemoryError: …`) would settle the diagnosis")
+        key = "logs.missing.cut_frames" if p.frames else "logs.missing.cut_header"
+        missing.append(msg(key).format(where=where(p.file, p.line)))
         warnings.extend(missing)
     ended = ranked.primary
     if ended is not None and ended.ended and ended.timeline is not None:
-        missing.append(f"{where(ended.file, ended.line)}: {ended_reason(ended.timeline).en}")
-        warnings.extend(missing)
+        missing.append(msg("logs.missing.ended").format(where=where(ended.file, ended.line),
+                                                          reason=ended_reason(ended.timeline)))
+        warnings.append(missing[-1])
     diag = Diagnosis(ranked.matches, facts, list(inputs), warnings, missing=missing)
     diag.oom_messages = _oom_messages(col.failures)
     return diag
@@ -146,17 +143,17 @@ def _src(file: str, line: int) -> str:
     return where(file, line)
 
 
-def _input_warnings(stats: ReadStats) -> list[str]:
-    out: list[str] = []
+def _input_warnings(stats: ReadStats) -> list[Text]:
+    out: list[Text] = []
     name = stats.name
     if stats.bytes_read == 0 and not stats.damaged:
-        out.append(f"{name} is empty")
+        out.append(msg("logs.warn.empty").format(name=name))
     if stats.bytes_read and stats.binary_bytes > BINARY_SHARE * stats.bytes_read:
-        out.append(f"{name} looks like a binary file (it holds control bytes no log has); only its text lines were read")
+        out.append(msg("logs.warn.binary").format(name=name))
     if stats.damaged:
-        out.append(f"{name}: reading stopped after {stats.bytes_read} bytes ({stats.damaged}); the rest was not read")
+        out.append(msg("logs.warn.damaged").format(name=name, bytes=stats.bytes_read, why=stats.damaged))
     if stats.long_lines:
-        out.append(f"{name}: {stats.long_lines} line(s) longer than {MAX_LINE // 1024} KiB were cut to their start and end")
+        out.append(msg("logs.warn.long_lines").format(name=name, n=stats.long_lines, kib=MAX_LINE // 1024))
     return out
 
 

@@ -50,8 +50,8 @@ class WriterStopped(OSError):
     """A pipe's writer went quiet for :data:`IDLE_WAIT` seconds without closing it."""
 
     def __init__(self, idle: float) -> None:
-        self.reason = f"nothing more came in {idle:g} s and the writer did not close the pipe; what came before was used"
-        super().__init__(self.reason)
+        self.reason = msg("logs.input.writer_stopped").format(idle=f"{idle:g}")
+        super().__init__(self.reason.en)
 
 
 class IdleStream:

@@ -52,12 +52,13 @@ class Diagnosis:
     matches: list[Match]
     facts: FactSet
     inputs: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    """Things the operator should know about the input itself (binary data skipped, truncated …)."""
+    warnings: list[Text] = field(default_factory=list)
+    """Things the operator should know about the input itself (binary data skipped, truncated …),
+    in every language; JSON carries the English."""
     oom_messages: list[dict[str, Any]] = field(default_factory=list)
     """Every PyTorch OOM message of the input, broken down (``file``, ``line``, ``rank``, sizes in
     bytes); the ``oom_*`` facts carry the one behind the best match."""
-    missing: list[str] = field(default_factory=list)
+    missing: list[Text] = field(default_factory=list)
     """Lines the input lacks that would settle the diagnosis (the exception of a cut traceback)."""
 
     @property
@@ -69,8 +70,8 @@ class Diagnosis:
             "matches": [m.to_json() for m in self.matches],
             "facts": self.facts.to_json(),
             "inputs": list(self.inputs),
-            "warnings": list(self.warnings),
+            "warnings": [w.en for w in self.warnings],
             "oom_messages": [dict(m) for m in self.oom_messages],
             "confidence": self.matches[0].score if self.matches else 0.0,
-            "missing": list(self.missing),
+            "missing": [m.en for m in self.missing],
         }

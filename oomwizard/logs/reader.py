@@ -70,7 +70,7 @@ class ReadStats:
     lines: int = 0
     binary_bytes: int = 0
     long_lines: int = 0
-    damaged: str | None = None
+    damaged: str | Text | None = None
 
 
 @dataclass

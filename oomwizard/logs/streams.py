@@ -8,6 +8,7 @@ import codecs
 import zlib
 from typing import TYPE_CHECKING, BinaryIO
 
+from ..i18n import Text
 from .gunzip import _Gunzip
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ class _Reader:
 
     def _damaged(self, e: BaseException) -> None:
         reason = getattr(e, "reason", None)  # an error that explains itself (a writer that stopped)
-        self.stats.damaged = reason if isinstance(reason, str) else f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        self.stats.damaged = reason if isinstance(reason, (str, Text)) else f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
 
     def position(self) -> int:
         """Bytes of the input consumed so far (compressed bytes for gzip)."""

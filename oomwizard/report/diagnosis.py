@@ -174,7 +174,7 @@ def diagnosis_text(diag: Diagnosis, lang: str = "en", width: int = 88) -> str:
     if diag.warnings:
         out.append("")
         out.append(UI["warnings"](lang) + ":")
-        out.extend(_fill(f"- {safe(w)}", "  ", "    ", width) for w in diag.warnings)
+        out.extend(_fill(f"- {safe(w(lang))}", "  ", "    ", width) for w in diag.warnings)
     return "\n".join(out) + "\n"
 
 
@@ -241,5 +241,5 @@ def diagnosis_markdown(diag: Diagnosis, lang: str = "en") -> str:
                 f"{_code(_where(str(oom.get('file', '')), int(oom.get('line', 0))))}: {_md_text(_oom_summary(oom, lang))}"]
     if diag.warnings:
         out += ["", f"### {UI['warnings'](lang)}", ""]
-        out.extend(f"- {_md_text(w)}" for w in diag.warnings)
+        out.extend(f"- {_md_text(w(lang))}" for w in diag.warnings)
     return "\n".join(out) + "\n"

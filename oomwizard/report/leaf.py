@@ -101,13 +101,6 @@ def _wrap(text: str, indent: str, width: int, hang: str | None = None) -> str:
     return "\n".join(fill(p, width, indent, rest) for p in text.split("\n") if p.strip())
 
 
-def _how(step: Step) -> str:
-    """``answered`` alone, or how the answer was reached and from what."""
-    if step.how == "answered" or step.source in ("answered", step.how):
-        return step.how
-    return f"{step.how}: {step.source}"
-
-
 def _tag(rf: RenderedFix, versions: str, lang: str) -> str:
     parts = [ui(f"cost.{rf.fix.cost}", lang), ui(f"evidence.{rf.fix.evidence}", lang)]
     if versions and versions != "*":
@@ -157,7 +150,7 @@ def leaf_text(
         out.append("")
         out.append(f"{ui('path', lang)}:")
         for step in path:
-            out.append(_wrap(f"- {step.question}: {step.label}  [{_how(step)}]", "  ", width, "    "))
+            out.append(_wrap(f"- {step.question}: {step.label}  [{step.said_how(lang)}]", "  ", width, "    "))
     return "\n".join(out) + "\n"
 
 
@@ -256,7 +249,7 @@ def _markdown_tail(leaf: Leaf, path: tuple[Step, ...] | None, lang: str, article
     out.append("")
     if path:
         out.extend([f"## {ui('path', lang)}", ""])
-        out.extend(f"- **{step.question}**: {step.label} — {_how(step)}" for step in path)
+        out.extend(f"- **{step.question}**: {step.label} — {step.said_how(lang)}" for step in path)
         out.append("")
     return out
 

@@ -96,7 +96,8 @@ def _gpu_lines(data: Mapping[str, Any], lang: str) -> list[str]:
 def _one_gpu(g: Mapping[str, Any], lang: str) -> list[str]:
     """One GPU of the report: name and architecture, memory, MIG slices, its processes."""
     if g.get("error"):
-        return [f"  {g['index']}  {printable(str(g['error']))}"]
+        said = g.get("error_zh") if lang == "zh" else None
+        return [f"  {g['index']}  {printable(str(said or g['error']))}"]
     arch = f"{g.get('sm')} ({g.get('arch')}, cc {g.get('cc')})" if g.get("cc") else ""
     out = [f"  {g['index']}  {g.get('name') or '?'}  {arch}  {g.get('pci_bus_id') or ''}".rstrip()]
     mem = g.get("memory")
@@ -216,9 +217,12 @@ def _server_lines(data: Mapping[str, Any], lang: str) -> list[str]:
         interp = s.get("interpreter") or {}
         out.append(f"    {_t('interp', lang)}: {printable(str(interp.get('path')))} ({interp.get('how')})")
         if s.get("env_error"):
-            out.append(f"    {_t('env_unreadable', lang)}: {s['env_error']}")
-        if (s.get("config_file") or {}).get("error"):
-            out.append(f"    --config: {s['config_file']['error']}")
+            said = s.get("env_error_zh") if lang == "zh" else None
+            out.append(f"    {_t('env_unreadable', lang)}: {said or s['env_error']}")
+        cfg = s.get("config_file") or {}
+        if cfg.get("error"):
+            said = cfg.get("error_zh") if lang == "zh" else None
+            out.append(f"    --config: {printable(str(said or cfg['error']))}")
         if s.get("allocator"):
             out.extend(_alloc_lines(s["allocator"], lang, "    "))
         kids = s.get("children") or []

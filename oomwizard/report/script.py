@@ -109,7 +109,7 @@ def leaf_script(
         out.append("#")
         out.append(f"# {ui('path', lang)}:")
         for step in path:
-            out.extend(_comment(f"{step.question}: {step.label} [{step.how}: {step.source}]", lead="  "))
+            out.extend(_comment(f"{step.question}: {step.label} [{step.said_how(lang)}]", lead="  "))
     out.append("")
     out.append("set -u")
     for i, rf in enumerate(fixes, 1):

@@ -39,7 +39,7 @@ def test_a_named_pipe_whose_writer_stalls_is_diagnosed_from_what_came(tmp_path: 
     finally:
         os.close(writer)
     assert diag.matches and diag.matches[0].scenario == "sampler-warmup"
-    (note,) = [w for w in diag.warnings if "did not close" in w]
+    (note,) = [w.en for w in diag.warnings if "did not close" in w.en]
     assert note.startswith(f"{fifo}: reading stopped after {len(DEMO)} bytes")
 
 
@@ -52,7 +52,7 @@ def test_a_shell_pipe_whose_writer_stalls_is_diagnosed_from_what_came() -> None:
         os.close(w)
         os.close(r)
     assert diag.matches and diag.matches[0].scenario == "sampler-warmup"
-    assert any("the writer did not close the pipe" in x for x in diag.warnings)
+    assert any("the writer did not close the pipe" in x.en for x in diag.warnings)
 
 
 def test_a_pipe_that_never_sends_a_byte_ends_with_nothing_read() -> None:
@@ -63,7 +63,7 @@ def test_a_pipe_that_never_sends_a_byte_ends_with_nothing_read() -> None:
         os.close(w)
         os.close(r)
     assert not diag.matches
-    assert any("reading stopped after 0 bytes" in x and "did not close" in x for x in diag.warnings)
+    assert any("reading stopped after 0 bytes" in x.en and "did not close" in x.en for x in diag.warnings)
 
 
 def test_what_came_before_the_stall_is_returned_and_the_next_read_says_why() -> None:

@@ -169,7 +169,7 @@ class DiagnosisScreen(WizardScreen):
         self.query_one("#diag-facts", Static).update(self._facts_content(diag))
         warnings = hanging_grid(4)
         for w in diag.warnings:
-            warnings.add_row("  ! ", Text(one_line(w)))
+            warnings.add_row("  ! ", Text(one_line(w(self.wizard.lang))))
         self.query_one("#diag-warnings", Static).update(
             Group(Text(self.t("tui.diag.warnings"), style="bold"), warnings) if diag.warnings else Content("")
         )

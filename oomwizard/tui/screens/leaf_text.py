@@ -84,6 +84,6 @@ def leaf_details(w: Wizard, done: Done) -> Content:
             parts += [
                 f"  {step.question}{colon(lang)}",
                 (clean_text(step.label), "bold"),
-                (f"  [{step.how}: {clean_text(step.source)}]\n", "dim"),  # a file name, a fact value
+                (f"  [{clean_text(step.said_how(lang))}]\n", "dim"),  # a file name, a fact value
             ]
     return Content.assemble(*parts)
