@@ -84,7 +84,8 @@ def main() -> int:
         return 2
     py = sys.executable
     load_before = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as tmp:
+    # A session killed at its marker may still be writing byte-code into tmp as it is removed.
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         bare = Path(tmp) / "bare.py"
         bare.write_text(BARE)
         env = "env -u TMUX TERM=xterm-256color "

@@ -107,6 +107,7 @@ def test_wheel_runs_from_anywhere_with_its_bundled_knowledge_base(installed: Pat
     for sub in ("decision_trees/tree.yaml", "decision_trees/scenarios.yaml", "content/en", "content/zh"):
         assert (site / "_kb" / sub).exists(), sub
     assert (site / "data" / "vllm_releases.json").is_file()
+    assert (site / "data" / "compiled" / "diagnosis.json").is_file()  # the rules without a YAML parse
     assert (site / "report" / "html" / "style.css").is_file()
     demo = REPO / "oomwizard" / "demo"
     if demo.is_dir():

@@ -17,6 +17,7 @@ cannot compile sends the whole set to the next.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 from collections.abc import Sequence
@@ -169,11 +170,20 @@ class Scanner:
             raise ValueError("a scanner needs at least one pattern")
         self.anchors = tuple(anchors)
         self.marks = tuple(marks)
-        self.engine = _engine([a.pattern for a in self.anchors], engine)
-        self.mark_engine = _engine([a.pattern for a in self.marks], engine) if self.marks else None
+        self._prefer = engine
         self.mark_window = (max((a.before for a in self.marks), default=0), max((a.after for a in self.marks), default=0))
         self.reach = max(a.after for a in (*self.anchors, *self.marks))
         """The widest window after a hit: a window may run this far into the next buffer."""
+
+    @functools.cached_property
+    def engine(self) -> _Engine:
+        """Compiled when first searched with: a log under 1 MiB is read line by line and searched
+        only for a line too long to keep whole, so the demo's diagnosis does not wait for it."""
+        return _engine([a.pattern for a in self.anchors], self._prefer)
+
+    @functools.cached_property
+    def mark_engine(self) -> _Engine | None:
+        return _engine([a.pattern for a in self.marks], self._prefer) if self.marks else None
 
     @property
     def name(self) -> str:
