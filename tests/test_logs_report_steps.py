@@ -147,3 +147,21 @@ def test_unknown_named_words_and_a_phase_without_example_are_lint_errors(tmp_pat
     frames.write_text(text.replace(cut, ""), encoding="utf-8")
     problems = [str(p) for p in lint(root2) if p.file.endswith("frames.yaml")]
     assert any("no example for sampler_warmup's functions" in p for p in problems), problems
+
+
+def test_a_rule_needing_two_kinds_of_words_is_tried_only_on_lines_with_both(tmp_path: Path) -> None:
+    from oomwizard.logs.rules import load_rules
+
+    rules = load_rules(ROOT, [])
+    startup = next(s for s in rules.messages if s.id == "prose-oom-startup")
+    assert startup.also and all(w == w.lower() for w in startup.also)
+    d = _diag("We saw OOM twice today.")  # an OOM word without a start-up word: the general report only
+    assert d.matches[0].scenario == "runtime-oom", _ranked(d)
+    root = _copy(tmp_path)
+    path = root / "decision_trees/diagnosis/messages.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("  also: [start, launch, boot, initiali, 启动]\n", "  also: [Launch, boot]\n"),
+                    encoding="utf-8")
+    problems = [str(p) for p in lint(root) if p.file.endswith("messages.yaml")]
+    assert any("also: 'Launch' must be lower case" in p for p in problems), problems
+    assert any("prose-oom-startup: example holds none of the words of also" in p for p in problems), problems

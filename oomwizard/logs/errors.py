@@ -23,11 +23,17 @@ if TYPE_CHECKING:
     from .collect import Collector
 
 
-def _matching(text: str, frames: list[Frame]) -> Iterator[tuple[Signature, re.Match[str]]]:
-    """Each message rule whose trigger, pattern and (when it names some) frames hold on ``text``."""
+def _matching(text: str, frames: list[Frame], fallback: bool = False) -> Iterator[tuple[Signature, re.Match[str]]]:
+    """Each message rule whose trigger, pattern and (when it names some) frames hold on ``text``;
+    only the ``fallback`` rules when asked for, else only the others."""
+    lower: str | None = None
     for sig in SIGNATURES:
-        if not any(t in text for t in sig.triggers):
+        if sig.fallback is not fallback or not any(t in text for t in sig.triggers):
             continue
+        if sig.also:
+            lower = text.lower() if lower is None else lower
+            if not any(t in lower for t in sig.also):
+                continue
         m = sig.pattern.search(text)
         if not m:
             continue
@@ -45,9 +51,7 @@ def signatures(col: Collector, lg: Logical, frames: list[Frame], code: list[str]
         if m:
             frames = [Frame("", m.group("func"))]
     named_oom = False
-    found = list(_matching(text, frames))
-    if any(not sig.fallback for sig, _ in found):
-        found = [(sig, m) for sig, m in found if not sig.fallback]
+    found = list(_matching(text, frames)) or list(_matching(text, frames, fallback=True))
     for sig, m in found:
         _named(col, lg, sig, m, frames, code, exc_type)
         named_oom = named_oom or sig.oom

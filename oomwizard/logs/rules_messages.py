@@ -12,12 +12,12 @@ from .rules_model import Example, Rules, Signature
 from .rules_read import _Reader, _score
 
 _MESSAGE_KEYS = {"id", "scenario", "score", "phase", "triggers", "pattern", "frames", "facts", "oom", "reason", "note",
-                 "examples", "by_phase", "fact_examples", "fallback"}
+                 "examples", "by_phase", "fact_examples", "fallback", "also"}
 
 
 def _signature_examples(r: _Reader, rules: Rules, d: LDict, sid: str, pattern: re.Pattern[str] | None,
-                        triggers: tuple[str, ...], what: str) -> None:
-    """Each example, kept for lint, must match the pattern and hold a trigger."""
+                        triggers: tuple[str, ...], what: str, also: tuple[str, ...] = ()) -> None:
+    """Each example, kept for lint, must match the pattern and hold a trigger (and an ``also`` word)."""
     ex_list = r.seq(d, "examples", what)
     for i, text in enumerate(r.strings(d, "examples", what)):
         rules.examples.append(Example(sid, d.get("scenario"), text, r.file, ex_list.line_of(i)))
@@ -25,6 +25,17 @@ def _signature_examples(r: _Reader, rules: Rules, d: LDict, sid: str, pattern: r
             r.err(ex_list.line_of(i), f"{what}: example does not match the pattern")
         if triggers and not any(t in text for t in triggers):
             r.err(ex_list.line_of(i), f"{what}: example holds none of the triggers")
+        if also and not any(t in text.lower() for t in also):
+            r.err(ex_list.line_of(i), f"{what}: example holds none of the words of also")
+
+
+def read_also(r: _Reader, d: LDict, what: str) -> tuple[str, ...]:
+    """``also:`` lower-case words, one of which a line must hold besides a trigger."""
+    words = r.strings(d, "also", what) if d.get("also") is not None else ()
+    for w in words:
+        if w != w.lower():
+            r.err(d.line_of("also"), f"{what}.also: {w!r} must be lower case (lines are compared lowered)")
+    return tuple(w for w in words if w == w.lower())
 
 
 def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred: bool = False) -> Signature | None:
@@ -47,7 +58,8 @@ def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred:
     triggers = r.strings(d, "triggers", what)
     if not inferred and not triggers:
         r.err(d.line_of("triggers"), f"{what}: at least one trigger")
-    _signature_examples(r, rules, d, sid, pattern, triggers, what)
+    also = read_also(r, d, what)
+    _signature_examples(r, rules, d, sid, pattern, triggers, what, also)
     by_phase = d.get("by_phase") is True
     if by_phase and phase is None:
         r.err(d.line_of("by_phase"), f"{what}: by_phase needs a phase")
@@ -58,7 +70,7 @@ def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred:
     rules.sources[sid] = (r.file, line)
     assert score is not None and pattern is not None and reason is not None
     return Signature(sid, triggers, pattern, str(d["scenario"]), score, reason, phase, facts, d.get("oom") is True,
-                     frames, by_phase, d.get("fallback") is True)
+                     frames, by_phase, d.get("fallback") is True, also)
 
 
 def _words(r: _Reader, rules: Rules, doc: LDict) -> None:

@@ -15,9 +15,10 @@ import re
 from ..i18n import Text, ui
 from ..kb.yamlsrc import LDict
 from .rules_model import Example, Rules, Signature
+from .rules_messages import read_also
 from .rules_read import _Reader, _score
 
-_KEYS = {"score", "pattern", "reason", "examples", "note"}
+_KEYS = {"score", "pattern", "also", "reason", "examples", "note"}
 
 
 def _code_like(func: str) -> bool:
@@ -36,6 +37,7 @@ def load_named_in_words(r: _Reader, rules: Rules, doc: LDict) -> None:
     score = _score(r, rules.tiers, d["score"], d.line_of("score"), what)
     words = r.regex(d["pattern"], d.line_of("pattern"), f"{what}.pattern")
     reason = r.text(d["reason"], d.line_of("reason"), f"{what}.reason")
+    also = read_also(r, d, what)
     if score is None or words is None or reason is None:
         return
     funcs: dict[str, set[str]] = {}
@@ -54,7 +56,7 @@ def load_named_in_words(r: _Reader, rules: Rules, doc: LDict) -> None:
         text = Text(*(getattr(reason, lang).replace("{phase}", ui(f"logs.phase.{phase}", lang))
                       for lang in ("en", "zh")))
         sid = f"prose-names-{phase.replace('_', '-')}"
-        built[phase] = Signature(sid, tuple(sorted(names)), pattern, "", score, text, phase, by_phase=True)
+        built[phase] = Signature(sid, tuple(sorted(names)), pattern, "", score, text, phase, by_phase=True, also=also)
     examples = r.seq(d, "examples", what)
     covered: dict[str, str] = {}
     for i, ex in enumerate(examples):
@@ -65,6 +67,8 @@ def load_named_in_words(r: _Reader, rules: Rules, doc: LDict) -> None:
         if sig is None:
             r.err(line, f"{what}: example names no function of a phase beside the words")
             continue
+        if also and not any(t in str(ex["text"]).lower() for t in also):
+            r.err(line, f"{what}: example holds none of the words of also")
         covered.setdefault(sig.id, str(ex["scenario"]))
         rules.examples.append(Example(sig.id, str(ex["scenario"]), str(ex["text"]), r.file, line))
     for phase, sig in list(built.items()):
