@@ -14,8 +14,8 @@ import re
 
 from ..i18n import Text, ui
 from ..kb.yamlsrc import LDict
-from .rules_model import Example, Rules, Signature
 from .rules_messages import read_also
+from .rules_model import Example, Rules, Signature
 from .rules_read import _Reader, _score
 
 _KEYS = {"score", "pattern", "also", "reason", "examples", "note"}
