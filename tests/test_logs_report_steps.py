@@ -165,3 +165,12 @@ def test_a_rule_needing_two_kinds_of_words_is_tried_only_on_lines_with_both(tmp_
     problems = [str(p) for p in lint(root) if p.file.endswith("messages.yaml")]
     assert any("also: 'Launch' must be lower case" in p for p in problems), problems
     assert any("prose-oom-startup: example holds none of the words of also" in p for p in problems), problems
+
+
+def test_report_words_are_read_only_in_lines_that_read_as_words() -> None:
+    from oomwizard.logs.errors import reads_as_words
+
+    junk = "\ufffd\ufffdjQ\x07HC\ufffdN\ufffdO`\ufffd-.p\ufffdqf \ufffdOOM\"\ufffd%Z`3J\ufffd\ufffdi\ufffd\ufffd"
+    assert not reads_as_words(junk) and not reads_as_words("xOOM!")
+    assert reads_as_words("the server OOMs at startup") and reads_as_words("启动时显存不足")
+    assert diagnose_text(junk + "\n" + junk.replace("OOM", "oom") + "\n", "rand.bin").matches == []

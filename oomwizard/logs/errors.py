@@ -23,13 +23,27 @@ if TYPE_CHECKING:
     from .collect import Collector
 
 
+def reads_as_words(text: str) -> bool:
+    """Whether a line can be a sentence: words between spaces, almost no replacement characters or
+    control bytes (the text lines found in binary data have them everywhere)."""
+    if " " not in text.strip() and not any("\u4e00" <= c <= "\u9fff" for c in text):
+        return False
+    bad = sum(1 for c in text if c == "\ufffd" or (c < " " and c != "\t"))
+    return bad <= len(text) // 50
+
+
 def _matching(text: str, frames: list[Frame], fallback: bool = False) -> Iterator[tuple[Signature, re.Match[str]]]:
     """Each message rule whose trigger, pattern and (when it names some) frames hold on ``text``;
     only the ``fallback`` rules when asked for, else only the others."""
     lower: str | None = None
+    words: bool | None = None
     for sig in SIGNATURES:
         if sig.fallback is not fallback or not any(t in text for t in sig.triggers):
             continue
+        if sig.prose:
+            words = reads_as_words(text) if words is None else words
+            if not words:
+                continue
         if sig.also:
             lower = text.lower() if lower is None else lower
             if not any(t in lower for t in sig.also):

@@ -12,7 +12,7 @@ from .rules_model import Example, Rules, Signature
 from .rules_read import _Reader, _score
 
 _MESSAGE_KEYS = {"id", "scenario", "score", "phase", "triggers", "pattern", "frames", "facts", "oom", "reason", "note",
-                 "examples", "by_phase", "fact_examples", "fallback", "also"}
+                 "examples", "by_phase", "fact_examples", "fallback", "also", "prose"}
 
 
 def _signature_examples(r: _Reader, rules: Rules, d: LDict, sid: str, pattern: re.Pattern[str] | None,
@@ -70,7 +70,7 @@ def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred:
     rules.sources[sid] = (r.file, line)
     assert score is not None and pattern is not None and reason is not None
     return Signature(sid, triggers, pattern, str(d["scenario"]), score, reason, phase, facts, d.get("oom") is True,
-                     frames, by_phase, d.get("fallback") is True, also)
+                     frames, by_phase, d.get("fallback") is True, d.get("prose") is True, also)
 
 
 def _words(r: _Reader, rules: Rules, doc: LDict) -> None:

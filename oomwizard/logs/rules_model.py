@@ -47,6 +47,9 @@ class Signature:
     as for frames, with their refinements, at the message's score."""
     fallback: bool = False
     """Read only on a line no other message rule matches (the most general words of a report)."""
+    prose: bool = False
+    """Read only on a line that reads as words (:func:`~.errors.reads_as_words`): a report's own
+    sentence, which the text found in binary data must not pass for."""
     also: tuple[str, ...] = ()
     """Lower-case substrings of which the line must also hold one (any case) before the regex is
     tried: the second half of a rule that needs two kinds of words."""

@@ -56,7 +56,8 @@ def load_named_in_words(r: _Reader, rules: Rules, doc: LDict) -> None:
         text = Text(*(getattr(reason, lang).replace("{phase}", ui(f"logs.phase.{phase}", lang))
                       for lang in ("en", "zh")))
         sid = f"prose-names-{phase.replace('_', '-')}"
-        built[phase] = Signature(sid, tuple(sorted(names)), pattern, "", score, text, phase, by_phase=True, also=also)
+        built[phase] = Signature(sid, tuple(sorted(names)), pattern, "", score, text, phase, by_phase=True, prose=True,
+                                 also=also)
     examples = r.seq(d, "examples", what)
     covered: dict[str, str] = {}
     for i, ex in enumerate(examples):
