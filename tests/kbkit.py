@@ -13,7 +13,8 @@ from oomwizard.facts.model import Fact, FactSet
 from oomwizard.kb.loader import load_kb
 from oomwizard.kb.model import KnowledgeBase, Leaf
 from oomwizard.kb.yamlsrc import Problem
-from oomwizard.lint import lint
+from oomwizard.lint import CHECKS, lint
+from oomwizard.lint.strings import check_strings
 
 GIB = 1024**3
 MIB = 1024**2
@@ -30,6 +31,12 @@ def shipped_lint() -> tuple[Problem, ...]:
     area's test reads its own problems from it instead of linting the whole base again (nothing
     writes to the shipped files while the tests run; tests that break a file lint a copy)."""
     return tuple(lint(REPO))
+
+
+KB_CHECKS = tuple(check for check in CHECKS if check is not check_strings)
+"""Every lint area but the program's string catalogues: that check, the costliest (it reads every
+module of the package), reports only in ``content/*/strings.yaml`` and ``.py`` files, so a test that
+breaks a copy of the knowledge base and reads the problems of a ``decision_trees/`` file runs these."""
 
 
 @lru_cache(maxsize=1)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from kbkit import KB_CHECKS
 from oomwizard.lint import lint
 from oomwizard.logs.diagnose import diagnose_text
 from oomwizard.logs.model import Diagnosis
@@ -88,7 +89,7 @@ def test_a_report_group_naming_no_message_rule_is_a_lint_error_at_its_line(tmp_p
     old = "  prose-oom-startup: startup_report\n"
     line = text[:text.index(old)].count("\n") + 1
     path.write_text(text.replace(old, "  prose-oom-startpu: startup_report\n"), encoding="utf-8")
-    problems = [str(p) for p in lint(tmp_path) if p.file.endswith("refinements.yaml")]
+    problems = [str(p) for p in lint(tmp_path, KB_CHECKS) if p.file.endswith("refinements.yaml")]
     assert any(f"refinements.yaml:{line}:" in p and "prose-oom-startpu" in p for p in problems), problems
 
 
@@ -136,7 +137,7 @@ def test_unknown_named_words_and_a_phase_without_example_are_lint_errors(tmp_pat
     text = text.replace("  pattern: '{{@oom}}'\n", "  pattern: '{{@ooms}}'\n")
     frames.write_text(text, encoding="utf-8")
     line = text[:text.index("{{@ooms}}")].count("\n") + 1
-    problems = [str(p) for p in lint(root) if p.file.endswith("frames.yaml")]
+    problems = [str(p) for p in lint(root, KB_CHECKS) if p.file.endswith("frames.yaml")]
     assert any(f"frames.yaml:{line}:" in p and "unknown words {{@ooms}}" in p for p in problems), problems
 
     root2 = _copy(tmp_path / "b")
@@ -145,7 +146,7 @@ def test_unknown_named_words_and_a_phase_without_example_are_lint_errors(tmp_pat
     cut = "  - text: 'the server hits OOM inside _dummy_sampler_run with 1024 sequences'\n    scenario: sampler-warmup\n"
     assert cut in text
     frames.write_text(text.replace(cut, ""), encoding="utf-8")
-    problems = [str(p) for p in lint(root2) if p.file.endswith("frames.yaml")]
+    problems = [str(p) for p in lint(root2, KB_CHECKS) if p.file.endswith("frames.yaml")]
     assert any("no example for sampler_warmup's functions" in p for p in problems), problems
 
 

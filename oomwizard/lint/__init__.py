@@ -9,6 +9,7 @@ apart, text that cites internal documents instead of vLLM, the program's string 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from ..kb.loader import default_root, load_kb
@@ -28,13 +29,14 @@ CHECKS = (check_tree, check_scenarios, check_leaves, check_commands, check_artic
           check_onboarding, check_diagnosis_rules, check_strings, check_compiled)
 
 
-def lint(root: Path | str | None = None) -> list[Problem]:
-    """All problems of the knowledge base under ``root`` (default: the one the program uses)."""
+def lint(root: Path | str | None = None, checks: tuple[Callable[[LintContext], None], ...] = CHECKS) -> list[Problem]:
+    """All problems of the knowledge base under ``root`` (default: the one the program uses) that
+    ``checks`` find (default: every area; a caller that reads one area's problems may run fewer)."""
     base = Path(root) if root is not None else default_root()
     kb, problems = load_kb(base, strict=False)
     ctx = LintContext(kb, base, problems)
     if kb.questions or kb.leaves:
-        for check in CHECKS:
+        for check in checks:
             check(ctx)
     return sort_problems(problems)
 
