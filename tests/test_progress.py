@@ -64,9 +64,11 @@ def test_a_short_read_shows_nothing_and_a_hostile_name_is_cleaned() -> None:
     assert progress.ui("progress.unknown", "zh", name="x", done="1 MiB") == "正在读取 x：1 MiB"
 
 
+@pytest.mark.slow
 def test_cli_draws_on_a_terminal_and_leaves_stdout_clean(tmp_path: Path) -> None:
     """``diagnose`` with stderr on a pseudo-terminal: the line is drawn there, erased at the end,
-    and stdout (a pipe) holds the diagnosis alone."""
+    and stdout (a pipe) holds the diagnosis alone. Slow: a 32 MiB log read by the slowest engine
+    (the tests above draw the line in-process)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     try:
         import gen_log

@@ -187,7 +187,20 @@ def test_a_machine_report_that_is_not_a_regular_file_is_refused(tmp_path: Path, 
     one_line_error(done, "not a regular file")
 
 
+def test_a_named_pipe_with_no_writer_is_given_up_on_after_the_wait(tmp_path: Path) -> None:
+    """In-process, with the wait shortened: the reader gives up on a pipe nobody writes to."""
+    from oomwizard.logs.inputs import open_pipe
+    from oomwizard.logs.reader import InputError
+
+    fifo = tmp_path / "nobody-writes"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="nothing was written"):
+        open_pipe(str(fifo), wait=0.2)
+
+
+@pytest.mark.slow
 def test_a_named_pipe_with_no_writer_is_given_up_on(tmp_path: Path) -> None:
+    """The command itself, with its full 10 s wait (slow for that wait alone)."""
     fifo = tmp_path / "nobody-writes"
     os.mkfifo(fifo)
     done = sh(f"{OOMWIZARD} diagnose {shlex.quote(str(fifo))}")
