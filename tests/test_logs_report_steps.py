@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 from kbkit import KB_CHECKS
+
 from oomwizard.lint import lint
 from oomwizard.logs.diagnose import diagnose_text
 from oomwizard.logs.model import Diagnosis

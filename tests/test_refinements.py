@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from kbkit import KB_CHECKS, shipped_lint
+
 from oomwizard.lint import lint
 from oomwizard.logs.diagnose import diagnose_text
 
