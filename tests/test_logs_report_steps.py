@@ -8,6 +8,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from kbkit import KB_CHECKS
 
 from oomwizard.lint import lint
@@ -176,3 +178,38 @@ def test_report_words_are_read_only_in_lines_that_read_as_words() -> None:
     assert not reads_as_words(junk) and not reads_as_words("xOOM!")
     assert reads_as_words("the server OOMs at startup") and reads_as_words("启动时显存不足")
     assert diagnose_text(junk + "\n" + junk.replace("OOM", "oom") + "\n", "rand.bin").matches == []
+
+
+@pytest.mark.parametrize("line", [
+    "After startup, it OOMs after 1000 requests",
+    "the server starts fine but OOMs after 1000 requests",
+    "启动成功后压测时显存不足",
+    "启动命令如下，运行一段时间后 OOM",
+])
+def test_start_up_that_went_well_is_not_where_it_failed(line: str) -> None:
+    d = _diag(line)
+    assert d.matches and d.matches[0].scenario == "runtime-oom", _ranked(d)
+
+
+@pytest.mark.parametrize("line", ["启动报OOM了", "vLLM fails to start due to OOM", "crashes with OOM when launching"])
+def test_start_up_words_in_other_shapes(line: str) -> None:
+    assert {s for s, _ in _ranked(_diag(line))[:3]} == STARTUP_STEPS
+
+
+@pytest.mark.parametrize("line", ["it doesn't OOM at startup anymore", "OOM-killed during startup by the kernel",
+                                  "we never ran out of memory at startup"])
+def test_more_negations_and_the_oom_killers_victims_are_no_report(line: str) -> None:
+    d = _diag(line)
+    assert not any("the report says" in r.en for m in d.matches for r in m.reasons), _ranked(d)
+
+
+def test_eager_mode_stated_keeps_graph_capture_down() -> None:
+    d = _diag("[Bug]: server fails to start with an OOM",
+              "vllm serve m --gpu-memory-utilization 0.98 --enforce-eager")
+    assert d.matches[0].scenario != "cudagraph-capture", _ranked(d)
+
+
+def test_a_line_of_many_kilobytes_is_not_read_as_a_sentence() -> None:
+    from oomwizard.logs.errors import PROSE_MAX, reads_as_words
+
+    assert not reads_as_words("OOM at startup " * (PROSE_MAX // 15 + 1))
