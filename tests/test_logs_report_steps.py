@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from kbkit import KB_CHECKS
 
 from oomwizard.lint import lint

@@ -31,7 +31,7 @@ def reads_as_words(text: str) -> bool:
     """Whether a line can be a sentence: words between spaces, almost no replacement characters or
     control bytes (the text lines found in binary data have them everywhere), and no longer than a
     paragraph (a line of many kilobytes is data, and the report patterns would only cost time there)."""
-    if len(text) > PROSE_MAX or " " not in text.strip() and not any("\u4e00" <= c <= "\u9fff" for c in text):
+    if len(text) > PROSE_MAX or (" " not in text.strip() and not any("\u4e00" <= c <= "\u9fff" for c in text)):
         return False
     bad = sum(1 for c in text if c == "\ufffd" or (c < " " and c != "\t"))
     return bad <= len(text) // 50
