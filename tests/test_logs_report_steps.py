@@ -212,3 +212,21 @@ def test_a_line_of_many_kilobytes_is_not_read_as_a_sentence() -> None:
     from oomwizard.logs.errors import PROSE_MAX, reads_as_words
 
     assert not reads_as_words("OOM at startup " * (PROSE_MAX // 15 + 1))
+
+
+P = "(EngineCore_DP0 pid=412) INFO 05-14 10:22:31 "
+WEIGHTS = P + "[gpu_model_runner.py:2000] Model loading took 14.99 GiB and 5.12 seconds"
+KV = P + "[gpu_worker.py:290] Available KV cache memory: 50.12 GiB"
+GRAPHS = P + "[gpu_model_runner.py:3000] Graph capturing finished in 12 secs, took 0.50 GiB"
+TITLE = "Title: [Bug]: server fails to start with an OOM on 0.11"
+
+
+@pytest.mark.parametrize(("lines", "first", "ruled_out"), [
+    ([TITLE, WEIGHTS], "profile-run-oom", {"weights-load-oom"}),
+    ([TITLE, WEIGHTS, KV], "cudagraph-capture", {"weights-load-oom", "profile-run-oom", "no-kv-cache-memory"}),
+    ([TITLE, WEIGHTS, KV, GRAPHS], "sampler-warmup", {"profile-run-oom", "cudagraph-capture"}),
+])
+def test_how_far_start_up_got_rules_out_the_steps_before_it(lines: list[str], first: str, ruled_out: set[str]) -> None:
+    ranked = _ranked(_diag(*lines))
+    assert ranked[0][0] == first and ranked[0][1] < CONFIDENT, ranked
+    assert not ruled_out & {s for s, _ in ranked}, ranked
