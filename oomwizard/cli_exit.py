@@ -16,7 +16,7 @@ from .exitcodes import Exit
 def exit_code(run: Callable[[], int]) -> int:
     """The exit code of ``run()``: its own, or the one for how it stopped (a signal, Ctrl+C, a
     reader gone away, a full disk, a bug)."""
-    from .signals import SignalExit
+    from .signals import SignalExit, received
     from .stdio import OutputError, silence_stdout
 
     try:
@@ -24,6 +24,13 @@ def exit_code(run: Callable[[], int]) -> int:
             code = run()
         except SystemExit as e:
             code = Exit.OK if e.code is None else int(e.code) if isinstance(e.code, int) else Exit.ERROR
+        except Exception:
+            signal = received()  # the signal's exception, wrapped or swallowed on its way up
+            if signal is None:
+                raise
+            raise signal from None
+        if (signal := received()) is not None:
+            raise signal
         sys.stdout.flush()  # a full disk shows here, while there is still a way to say so
         return code
     except KeyboardInterrupt:

@@ -97,6 +97,7 @@ def unwinding() -> Iterator[None]:
     run. Unwinding like Ctrl+C does gives both; SIGINT keeps Python's ``KeyboardInterrupt``.
     """
     previous: dict[int, Any] = {}
+    RECEIVED.clear()
     if threading.current_thread() is threading.main_thread():
         for signum in HANDLED:
             if signum != signal.SIGINT:
@@ -108,10 +109,23 @@ def unwinding() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+RECEIVED: list[int] = []
+"""The signal :func:`unwinding` raised for, if any. The exception can be swallowed or wrapped on its
+way up (Python 3.11 turns one raised while a class is created into ``RuntimeError: Error calling
+__set_name__``, and a module imported inside ``except Exception`` takes that for a failure): the
+command's exit code is still the signal's (see cli_exit.py)."""
+
+
+def received() -> SignalExit | None:
+    """The signal that ended the command, however its exception fared."""
+    return SignalExit(RECEIVED[0]) if RECEIVED else None
+
+
 def _raise(signum: int, _frame: object) -> None:
     for s in HANDLED:  # a second signal while unwinding is not a second exception
         if s != signal.SIGINT:
             signal.signal(s, signal.SIG_IGN)
+    RECEIVED.append(signum)
     raise SignalExit(signum)
 
 

@@ -39,3 +39,19 @@ def test_a_trainer_frame_above_vllm_frames_keeps_their_phase() -> None:
                           (f"{ENV}/vllm/v1/worker/gpu_worker.py", 300, "determine_available_memory"),
                           (f"{ENV}/vllm/v1/worker/gpu_model_runner.py", 3900, "profile_run")))
     assert d.matches[0].scenario == "profile-run-oom" and d.matches[0].score >= CONFIDENT
+
+
+def test_pytorch_graph_capture_frames_alone_place_graph_capture() -> None:
+    # A paste that kept only PyTorch's frames under `with torch.cuda.graph(...)`: in a vLLM log
+    # only graph capture calls torch/cuda/graphs.py, so its frames name the phase.
+    head = "INFO 05-02 10:11:40 [kv_cache_utils.py:716] GPU KV cache size: 171,056 tokens\n"
+    d = diagnose_text(head + _tb((f"{ENV}/torch/cuda/graphs.py", 186, "__exit__"),
+                                 (f"{ENV}/torch/cuda/graphs.py", 84, "capture_end")))
+    assert d.matches[0].scenario == "cudagraph-capture" and d.matches[0].score >= CONFIDENT, \
+        [(m.scenario, m.score) for m in d.matches]
+
+
+def test_other_torch_frames_alone_still_place_nothing() -> None:
+    d = diagnose_text(_tb((f"{ENV}/torch/nn/modules/module.py", 1751, "_call_impl"),
+                          (f"{ENV}/torch/cuda/memory.py", 200, "capture")))
+    assert not d.matches or d.matches[0].score < CONFIDENT, [(m.scenario, m.score) for m in d.matches]

@@ -297,3 +297,49 @@ def test_report_words_in_any_case_reach_their_rule(text: str, scenario: str) -> 
     """A rule's triggers are plain substrings: each spelling its pattern accepts has one."""
     d = diagnose_text(text + "\n")
     assert d.matches and d.matches[0].scenario == scenario, [(m.scenario, m.score) for m in d.matches]
+
+
+@pytest.mark.parametrize("title", ["[Bug]: Not Enough GPU Memory When Starting Qwen2.5-72B",
+                                   "VLLM RUNS OUT OF MEMORY AT STARTUP ON 4 GPUS",
+                                   "Server Fails To Start With OOM since 0.9"])
+def test_title_case_and_upper_case_reports_are_read(tmp_path: Path, title: str) -> None:
+    # The triggers come from the named words' plain words in each spelling a report uses.
+    scenario, score = _top(_diag(tmp_path, [title]))
+    assert scenario == "profile-run-oom" and score < CONFIDENT, (scenario, score)
+
+
+def test_a_spelling_the_plain_words_miss_is_a_lint_error(tmp_path: Path) -> None:
+    import shutil
+
+    from oomwizard.logs.rules import load_rules
+
+    root = Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "decision_trees", tmp_path / "decision_trees")
+    path = tmp_path / "decision_trees/diagnosis/messages.yaml"
+    text = path.read_text(encoding="utf-8")
+    old = "plain: [oom, out of, out-of, enough, insufficient, 显存]"
+    assert old in text
+    path.write_text(text.replace(old, "plain: [oom, out of, out-of, insufficient, 显存]"), encoding="utf-8")
+    problems: list = []
+    load_rules(tmp_path, problems)
+    hits = [p for p in problems if p.message.startswith("words.oom: matches")]
+    assert hits and hits[0].file.endswith("messages.yaml") and "enough" in hits[0].message.lower(), problems
+    assert hits[0].line == text[:text.index(old)].count("\n")  # the line of `oom:`, above `plain:`
+
+
+def test_an_unknown_named_word_in_triggers_is_a_lint_error(tmp_path: Path) -> None:
+    import shutil
+
+    from oomwizard.logs.rules import load_rules
+
+    root = Path(__file__).resolve().parent.parent
+    shutil.copytree(root / "decision_trees", tmp_path / "decision_trees")
+    path = tmp_path / "decision_trees/diagnosis/messages.yaml"
+    text = path.read_text(encoding="utf-8")
+    old = "\n  triggers: ['@oom']"
+    i = text.index(old) + 1
+    path.write_text(text[:i] + "  triggers: ['@ooms']" + text[i + len(old) - 1:], encoding="utf-8")
+    problems: list = []
+    load_rules(tmp_path, problems)
+    hits = [p for p in problems if "'@ooms' is no named word" in p.message]
+    assert hits and hits[0].line == text[:i].count("\n") + 1, problems

@@ -17,7 +17,7 @@ from ..kb.root import default_root, own_root
 from ..kb.yamlsrc import KBError, LDict, LList, Problem
 from .message_facts import read_fact_examples, read_facts
 from .refine_rules import load_refinements
-from .rules_messages import load_messages
+from .rules_messages import check_plain_words, load_messages
 from .rules_model import FLAGS, SLEEP_STATES, Example, FrameFlag, FramePhase, Rules, Signature
 from .rules_named import load_named_in_words
 from .rules_read import _int, _Reader, _score, expand, phrase
@@ -252,8 +252,10 @@ def load_rules(root: Path | None = None, problems: list[Problem] | None = None, 
             problems.append(Problem(display, None, "expected a mapping at the top"))
             continue
         reader = _Reader(display, problems, lazy)
-        reader.words = rules.words  # filled by messages.yaml, the first file that may use them
+        reader.words, reader.plain = rules.words, rules.word_plain  # filled by messages.yaml, read first
         _SECTIONS[name](reader, rules, doc)
+    if not lazy:
+        check_plain_words(rules, problems)
     return rules
 
 

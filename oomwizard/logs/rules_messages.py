@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..kb.yamlsrc import LDict
+from ..kb.yamlsrc import LDict, Problem
 from .message_facts import read_fact_examples, read_facts
 from .rules_model import Example, Rules, Signature
 from .rules_read import _Reader, _score
@@ -31,7 +31,7 @@ def _signature_examples(r: _Reader, rules: Rules, d: LDict, sid: str, pattern: r
 
 def read_also(r: _Reader, d: LDict, what: str) -> tuple[str, ...]:
     """``also:`` lower-case words, one of which a line must hold besides a trigger."""
-    words = r.strings(d, "also", what) if d.get("also") is not None else ()
+    words = r.word_list(d, "also", what, cased=False) if d.get("also") is not None else ()
     for w in words:
         if w != w.lower():
             r.err(d.line_of("also"), f"{what}.also: {w!r} must be lower case (lines are compared lowered)")
@@ -55,7 +55,7 @@ def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred:
         for name in re.findall(r"\{(\w+)\}", reason.en + reason.zh):
             if name not in pattern.groupindex:
                 r.err(d.line_of("reason"), f"{what}.reason: the pattern has no group {name!r}")
-    triggers = r.strings(d, "triggers", what)
+    triggers = r.word_list(d, "triggers", what, cased=True)
     if not inferred and not triggers:
         r.err(d.line_of("triggers"), f"{what}: at least one trigger")
     also = read_also(r, d, what)
@@ -74,23 +74,51 @@ def _signature(r: _Reader, rules: Rules, d: Any, line: int, what: str, inferred:
 
 
 def _words(r: _Reader, rules: Rules, doc: LDict) -> None:
-    """``words:`` (name -> regex), each checked on its own before any rule uses it."""
+    """``words:`` (name -> regex, or ``{pattern, plain}``), each checked before any rule uses it.
+
+    ``plain``: lower-case words, one of which every text the pattern matches holds; a rule's
+    ``triggers: ['@name']`` searches a log for them (in each spelling of :func:`spellings`) and
+    ``also: ['@name']`` asks a line for one, so the words are written once, beside their regex.
+    """
     words = doc.get("words")
     if words is None:
         return
     if not isinstance(words, LDict):
         r.err(doc.line_of("words"), "words: expected name: regex")
         return
-    for name, rx in words.items():
+    for name, value in words.items():
+        what, line = f"words.{name}", words.line_of(name)
+        rx, plain = value, None
+        if isinstance(value, LDict) and r.keys(value, line, {"pattern", "plain"}, {"pattern", "plain"}, what):
+            rx, plain = value["pattern"], r.strings(value, "plain", what)
+            for w in plain:
+                if w != w.lower():
+                    r.err(value.line_of("plain"), f"{what}.plain: {w!r} must be lower case")
         if not isinstance(rx, str) or not re.fullmatch(r"[a-z_]+", str(name)):
-            r.err(words.line_of(name), f"words.{name}: expected a lower-case name and a regex")
+            r.err(line, f"{what}: expected a lower-case name and a regex (or pattern and plain)")
             continue
         try:
             re.compile(rx)
         except re.error as e:
-            r.err(words.line_of(name), f"words.{name}: bad regex: {e}")
+            r.err(line, f"{what}: bad regex: {e}")
             continue
         rules.words[str(name)] = rx
+        if plain:
+            rules.word_plain[str(name)] = tuple(plain)
+            rules.word_lines[str(name)] = (r.file, line)
+
+
+def check_plain_words(rules: Rules, problems: list[Problem]) -> None:
+    """Every text a named word's pattern matches in any rule's example holds one of its plain
+    words: a spelling the plain words miss would never be searched for, and the rule never read."""
+    for name, plain in rules.word_plain.items():
+        rx = re.compile(rules.words[name], re.I)
+        file, line = rules.word_lines[name]
+        for ex in rules.examples:
+            for m in rx.finditer(ex.text):
+                if m.group() and not any(w in m.group().lower() for w in plain):
+                    problems.append(Problem(file, line, f"words.{name}: matches {m.group()!r} in the example at "
+                                                        f"{ex.file}:{ex.line}, which holds none of its plain words"))
 
 
 def load_messages(r: _Reader, rules: Rules, doc: LDict) -> None:

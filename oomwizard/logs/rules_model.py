@@ -95,6 +95,10 @@ class Rules:
     tiers: dict[str, float] = field(default_factory=dict)
     words: dict[str, str] = field(default_factory=dict)
     """Named regexes (``messages.yaml`` ``words:``) that any rule's pattern uses as ``{{@name}}``."""
+    word_plain: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The plain words of those that have them (``@name`` in ``triggers`` and ``also``)."""
+    word_lines: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """Where each word with plain words is defined (file, line), for lint's problems."""
     messages: tuple[Signature, ...] = ()
     inferred: dict[str, Signature] = field(default_factory=dict)
     gpu_oom: re.Pattern[str] = re.compile(r"(?!)")

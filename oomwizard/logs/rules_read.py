@@ -34,6 +34,11 @@ def expand(pattern: str, words: dict[str, str] | None = None) -> str:
     return _PHRASE_RE.sub(sub, pattern)
 
 
+def spellings(word: str) -> tuple[str, ...]:
+    """A lower-case word as reports write it: lower case, Capitalised, Title Case, UPPER CASE."""
+    return tuple(dict.fromkeys((word, word[:1].upper() + word[1:], word.title(), word.upper())))
+
+
 _GROUP_NAME = re.compile(r"\(\?P<(\w+)>")
 
 
@@ -85,6 +90,8 @@ class _Reader:
         """Regexes compiled on first use (:class:`LazyPattern`): for rules already checked by lint."""
         self.words: dict[str, str] = {}
         """Named words a pattern may use as ``{{@name}}`` (``messages.yaml``'s ``words:``)."""
+        self.plain: dict[str, tuple[str, ...]] = {}
+        """Each named word's plain words, lower case: ``@name`` in ``triggers`` or ``also``."""
 
     def err(self, line: int | None, msg: str) -> None:
         self.problems.append(Problem(self.file, line, msg))
@@ -120,6 +127,23 @@ class _Reader:
             else:
                 out.append(v)
         return tuple(out)
+
+    def word_list(self, d: LDict, key: str, what: str, *, cased: bool) -> tuple[str, ...]:
+        """``triggers`` or ``also``, where ``@name`` stands for the plain words of a named word:
+        ``cased`` (triggers, searched for as written) spells each the ways a report writes it."""
+        out: list[str] = []
+        items = self.seq(d, key, what)
+        for i, v in enumerate(self.strings(d, key, what)):
+            if not v.startswith("@"):
+                out.append(v)
+                continue
+            plain = self.plain.get(v[1:])
+            if plain is None:
+                self.err(items.line_of(i), f"{what}.{key}: {v!r} is no named word with plain words "
+                                           f"(messages.yaml words: {', '.join(self.plain) or 'none'})")
+                continue
+            out += [c for w in plain for c in (spellings(w) if cased else (w,))]
+        return tuple(dict.fromkeys(out))
 
     def regex(self, value: Any, line: int, what: str, flags: int = 0) -> re.Pattern[str] | None:
         if isinstance(value, LDict):

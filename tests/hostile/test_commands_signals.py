@@ -9,6 +9,7 @@ the signal arriving while the command runs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -92,3 +93,36 @@ def test_a_signal_while_waiting_for_the_python_probe_stops_the_probe_too() -> No
         finish_probe(probe, "python", timeout=HANG)
     timer.join()
     assert probe.poll() == -signal.SIGKILL  # killed with its session, and reaped
+
+
+class _SignalledOnSetName:
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        os.kill(os.getpid(), self.signum)  # the handler raises here, inside class creation
+
+
+@pytest.mark.parametrize(("signum", "code"), SIGNALS, ids=IDS)
+def test_a_signal_whose_exception_is_wrapped_or_swallowed_still_sets_the_exit_code(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], signum: int, code: int) -> None:
+    # A signal during an import that defines a dataclass: Python 3.11 wraps the handler's exception
+    # in "RuntimeError: Error calling __set_name__", and code that imports a module inside
+    # `except Exception` takes that for a failure and goes on; the run still ends as signalled.
+    def swallowed(args: object) -> int:
+        with contextlib.suppress(Exception):  # what a fallback import does
+            type("Done", (), {"facts": _SignalledOnSetName(signum)})
+        return Exit.NO_MATCH
+
+    def wrapped(args: object) -> int:
+        try:
+            type("Done", (), {"facts": _SignalledOnSetName(signum)})
+        except Exception as e:
+            raise ValueError("import failed") from e
+        return Exit.OK
+
+    for command in (swallowed, wrapped):
+        monkeypatch.setitem(cli.COMMANDS, "scenarios", command)
+        assert cli.main(["scenarios"]) == code, command.__name__
+        err = capsys.readouterr().err
+        assert "internal error" not in err and "Traceback" not in err
