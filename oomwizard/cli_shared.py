@@ -61,9 +61,9 @@ def load_kb() -> Any:
     try:
         return get_kb()
     except KBError as e:
-        say("cli.error.kb_broken")
-        for p in e.problems[:20]:
-            print(f"  {p}", file=sys.stderr)
+        from .frontend.problems import print_kb_broken
+
+        print_kb_broken(e.problems, talk(), sys.stderr)
         raise SystemExit(Exit.KB_INVALID) from None
 
 

@@ -37,6 +37,7 @@ from .frontend.inputs import (
     suggestion_source,
 )
 from .frontend.options import LaunchOptions
+from .frontend.problems import print_kb_broken
 from .i18n import ui
 from .kb.model import KnowledgeBase, Question
 from .logs.model import Diagnosis
@@ -315,9 +316,7 @@ def run_plain(
         try:
             kb = get_kb()
         except KBError as e:
-            print(f"oomwizard: {ui('cli.error.kb_broken', opts.lang)}", file=err)
-            for p in e.problems[:20]:
-                print(f"  {p}", file=err)
+            print_kb_broken(e.problems, opts.lang, err)
             return Exit.KB_INVALID
     wizard = PlainWizard(
         opts, kb, sources or default_sources(), out=out, err=err, prompt_kwargs=prompt_kwargs, numbered=numbered,

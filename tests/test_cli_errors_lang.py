@@ -149,3 +149,17 @@ def test_a_damaged_saved_walk_is_skipped_with_a_note_in_each_language(tmp_path, 
                "没有未完成的诊断可以继续；将开始新的诊断"],
     }[lang]
     assert not ok and notes == want
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_broken_knowledge_base_is_reported_the_same_way_by_every_entry_point(lang):
+    import io
+
+    from oomwizard.frontend.problems import SHOWN, print_kb_broken
+
+    out = io.StringIO()
+    print_kb_broken((f"decision_trees/x.yaml:{i}: error: broken" for i in range(1, 100)), lang, out)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == f"oomwizard: {ui('cli.error.kb_broken', lang)}"
+    assert ("知识库已损坏" in lines[0]) == (lang == "zh")
+    assert lines[1:] == [f"  decision_trees/x.yaml:{i}: error: broken" for i in range(1, SHOWN + 1)]

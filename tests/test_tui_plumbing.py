@@ -160,10 +160,10 @@ def _private_uses(files: list[Path], textual_names: set[str]) -> list[str]:
 
 def test_the_tui_uses_no_private_textual_api_but_the_clipboard_passthrough() -> None:
     found = _private_uses(sorted(TUI.rglob("*.py")), _textual_private_names())
-    outside = [hit for hit in found if not hit.startswith("app.py:")]
+    outside = [hit for hit in found if not hit.startswith("clipboard.py:")]
     assert outside == []
-    # app.py: only WizardApp._passthrough (OSC 52 wrapped for tmux/screen, which Textual cannot send)
-    source = (TUI / "app.py").read_text(encoding="utf-8").splitlines()
+    # clipboard.py: only _passthrough (OSC 52 wrapped for tmux/screen, which Textual cannot send)
+    source = (TUI / "clipboard.py").read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(source, 1) if "def _passthrough(" in line)
     assert found and all(start < int(hit.split(":")[1].split()[0]) <= start + 10 for hit in found), found
     assert {hit.split()[-1] for hit in found} == {"._driver", "._clipboard"}

@@ -10,7 +10,7 @@ operator's cursor while they read.
 Here: the state, what the screens read and ask, start-up (the first frame before any loading) and
 the screens' order. The rest is mixed in: the machine and the logs read in workers
 (:mod:`.reading`), keys, commands and signals (:mod:`.actions`), the walk kept on disk
-(:mod:`.walk`); what is printed after the terminal is restored is in :mod:`.outcome`.
+(:mod:`.walk`), the clipboard (:mod:`.clipboard`); what is printed after the terminal is restored is in :mod:`.outcome`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -33,11 +33,13 @@ from ..exitcodes import Exit
 from ..facts.model import Fact, FactSet
 from ..frontend.inputs import Sources, default_sources
 from ..frontend.options import LaunchOptions
+from ..frontend.problems import print_kb_broken
 from ..i18n import ui
 from ..onboard import texts as _onboard_texts  # noqa: F401  (registers the onboarding screens' labels)
 from ..signals import HANDLED, Watchdog, exit_code
 from . import cjk, clipboard
 from .actions import AppActions
+from .clipboard import ClipboardSending
 from .keymap import keymap_from
 from .messages import FactsChanged, ResumeOffered
 from .outcome import Outcome, print_outcome
@@ -58,7 +60,7 @@ if TYPE_CHECKING:
 __all__ = ["LogState", "MachineState", "Outcome", "WizardApp", "print_outcome", "run_tui"]
 
 
-class WizardApp(WalkKeeping, LogReading, AppActions, App[Outcome], inherit_bindings=False):
+class WizardApp(WalkKeeping, LogReading, AppActions, ClipboardSending, App[Outcome], inherit_bindings=False):
     CSS_PATH = "app.tcss"
     ENABLE_COMMAND_PALETTE = True
     TITLE = "oomwizard"
@@ -191,7 +193,7 @@ class WizardApp(WalkKeeping, LogReading, AppActions, App[Outcome], inherit_bindi
         try:
             self.kb  # noqa: B018 - loads it
         except KBError as e:
-            self.from_thread(self._kb_broken, [str(p) for p in e.problems[:20]])
+            self.from_thread(self._kb_broken, [str(p) for p in e.problems])
 
     def _kb_broken(self, problems: list[str]) -> None:
         self.outcome.code = Exit.KB_INVALID
@@ -344,40 +346,6 @@ class WizardApp(WalkKeeping, LogReading, AppActions, App[Outcome], inherit_bindi
             self.push_screen(LeafScreen(step))
             self.keep()
 
-    # --- clipboard ---------------------------------------------------------------------------
-
-    def copy_text(self, text: str, on_tmux: Callable[[bool], None] | None = None) -> str:
-        """Send ``text`` to the terminal's clipboard; returns how (``terminal``, ``tmux``, ``screen``).
-
-        Under tmux the text also goes into tmux's paste buffer, in a worker (it runs ``tmux``);
-        ``on_tmux`` hears whether that worked.
-        """
-        plan = clipboard.plan(text, self.environ)
-        if plan.via == "terminal":
-            self.copy_to_clipboard(text)  # Textual's own OSC 52
-        else:
-            self._passthrough(text, plan.sequences)
-        if plan.via == "tmux":
-            runner = self.clipboard_runner
-
-            def load() -> None:
-                ok = bool(runner(text))
-                if on_tmux is not None:
-                    self.from_thread(on_tmux, ok)
-
-            self.run_worker(load, thread=True, group="tmux-buffer", exit_on_error=False)
-        return plan.via
-
-    def _passthrough(self, text: str, sequences: tuple[str, ...]) -> None:
-        """OSC 52 wrapped for tmux or screen, which Textual cannot send: the one place that writes
-        to Textual's driver and sets what ``App.clipboard`` returns, as ``copy_to_clipboard`` does."""
-        self._clipboard = text
-        driver = self._driver
-        if driver is not None:
-            for seq in sequences:
-                driver.write(seq)
-            driver.flush()
-
 
 def _provides_the_view(app: WizardApp) -> Wizard:
     """Never called: mypy checks here that the app gives its screens everything :class:`Wizard` lists."""
@@ -398,9 +366,7 @@ def run_tui(opts: LaunchOptions, sources: Sources | None = None) -> int:
         # Textual already printed the traceback of a crash; say nothing more.
         return Exit.ERROR if app.return_code else Exit.OK
     if outcome.kb_problems is not None:
-        print("oomwizard: the knowledge base is broken; run `oomwizard lint` for details:", file=sys.stderr)
-        for problem in outcome.kb_problems:
-            print(f"  {problem}", file=sys.stderr)
+        print_kb_broken(outcome.kb_problems, opts.lang, sys.stderr)
         return int(outcome.code)
     if outcome.signum != getattr(signal, "SIGHUP", None):  # after a hang-up nobody reads the screen
         from ..stdio import OutputError

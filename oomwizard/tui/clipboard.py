@@ -14,6 +14,7 @@ import base64
 import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 ESC = "\x1b"
 ST = ESC + "\\"
@@ -64,3 +65,49 @@ def load_tmux_buffer(text: str, run: Runner = subprocess.run) -> bool:
         if done.returncode == 0:
             return True
     return False
+
+
+class ClipboardSending:
+    """Methods of :class:`~.app.WizardApp` that send text to the clipboard (Textual's OSC 52, or
+    the wrapped sequences and the tmux buffer that Textual cannot send)."""
+
+    # provided by the app
+    environ: Mapping[str, str]
+    clipboard_runner: Callable[[str], bool]
+    copy_to_clipboard: Any
+    from_thread: Any
+    run_worker: Any
+    _clipboard: str
+    _driver: Any
+
+    def copy_text(self, text: str, on_tmux: Callable[[bool], None] | None = None) -> str:
+        """Send ``text`` to the terminal's clipboard; returns how (``terminal``, ``tmux``, ``screen``).
+
+        Under tmux the text also goes into tmux's paste buffer, in a worker (it runs ``tmux``);
+        ``on_tmux`` hears whether that worked.
+        """
+        how = plan(text, self.environ)
+        if how.via == "terminal":
+            self.copy_to_clipboard(text)  # Textual's own OSC 52
+        else:
+            self._passthrough(text, how.sequences)
+        if how.via == "tmux":
+            runner = self.clipboard_runner
+
+            def load() -> None:
+                ok = bool(runner(text))
+                if on_tmux is not None:
+                    self.from_thread(on_tmux, ok)
+
+            self.run_worker(load, thread=True, group="tmux-buffer", exit_on_error=False)
+        return how.via
+
+    def _passthrough(self, text: str, sequences: tuple[str, ...]) -> None:
+        """OSC 52 wrapped for tmux or screen, which Textual cannot send: the one place that writes
+        to Textual's driver and sets what ``App.clipboard`` returns, as ``copy_to_clipboard`` does."""
+        self._clipboard = text
+        driver = self._driver
+        if driver is not None:
+            for seq in sequences:
+                driver.write(seq)
+            driver.flush()

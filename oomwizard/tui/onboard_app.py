@@ -13,6 +13,7 @@ from textual.screen import Screen
 
 from ..exitcodes import Exit
 from ..frontend.options import LaunchOptions
+from ..frontend.problems import print_kb_broken
 from . import cjk
 from .app import WizardApp, print_outcome
 
@@ -46,9 +47,7 @@ def run_onboard(first: str, lang: str, query: str) -> int:
     try:
         kb = get_kb()
     except KBError as e:
-        print("oomwizard: the knowledge base is broken; run `oomwizard lint` for details:", file=sys.stderr)
-        for p in e.problems[:20]:
-            print(f"  {p}", file=sys.stderr)
+        print_kb_broken(e.problems, lang, sys.stderr)
         return Exit.KB_INVALID
     app = OnboardApp(LaunchOptions(lang=lang), first, query, kb=kb)
     outcome = app.run()
