@@ -22,7 +22,7 @@ def test_a_request_larger_than_the_gpu_is_one_giant_buffer() -> None:
     scenario, score = _first("Traceback (most recent call last):\n" + VISION_FRAME + OOM_256)
     assert scenario == "multimodal-profile" and score >= CONFIDENT
     # a request that fits the GPU says nothing of the kind
-    small = OOM_256.replace("256.00 GiB", "2.00 GiB")
+    small = OOM_256.replace("256.00 GiB", "2.00 GiB").replace("21.21 GiB is free", "1.21 GiB is free")
     assert _first(small)[0] == "runtime-oom"
 
 

@@ -123,3 +123,28 @@ def test_a_reason_whose_value_does_not_take_its_format_is_shown_unfilled() -> No
     assert env.fill(text) == text
     env = Env({"vocab_size": Fact("vocab_size", 262144, "x:1")}, {})
     assert env.fill(text).en == "large (262,144 tokens)"
+
+
+_SIZED = ("INFO 02-10 21:55:01 worker.py:267] Memory profiling takes 8.01 seconds\n"
+          "INFO 02-10 21:55:01 worker.py:267] the current vLLM instance can use total_gpu_memory (139.72GiB) x "
+          "gpu_memory_utilization ({u}) = 139.72GiB\n"
+          "INFO 02-10 21:55:01 worker.py:267] model weights take 39.66GiB; non_torch_memory takes 2.53GiB; PyTorch "
+          "activation peak memory takes 0.24GiB; the rest of the memory reserved for KV Cache is 97.29GiB.\n{extra}"
+          "[rank0]: ray.exceptions.RayTaskError(OutOfMemoryError): ray::RayWorkerWrapper.execute_method() (pid=341)\n")
+
+
+@pytest.mark.parametrize(("util", "extra", "first"), [
+    ("1.00", "", "cudagraph-capture"),
+    ("0.90", "", "insufficient-free-memory-at-startup"),
+    ("1.00", "INFO 02-10 21:54:00 [utils.py:253] non-default args: {'enforce_eager': True}\n",
+     "insufficient-free-memory-at-startup"),
+])
+def test_an_error_placed_after_kv_sizing_by_the_marks_alone_ranks_graph_capture_when_nothing_was_left(
+        util: str, extra: str, first: str) -> None:
+    d = diagnose_text(extra + _SIZED.format(u=util, extra=""))
+    assert d.matches[0].scenario == first, [(m.scenario, m.score) for m in d.matches]
+    top3 = [m.scenario for m in d.matches[:3]]
+    if first == "cudagraph-capture":
+        assert set(top3[:2]) == {"cudagraph-capture", "insufficient-free-memory-at-startup"}
+    else:  # graph capture still follows the allocation, below it; not at all with graphs off
+        assert ("cudagraph-capture" in top3) == ("enforce_eager" not in extra), top3

@@ -118,7 +118,7 @@ def _oom_values(f: Failure) -> dict[str, Any]:
     if oom is None:
         return {}
     out: dict[str, Any] = {}
-    for name in ("requested", "reserved_unallocated", "other_processes", "total", "this_process"):
+    for name in ("requested", "reserved_unallocated", "other_processes", "total", "this_process", "free"):
         v = getattr(oom, name, None)
         out[f"oom_{name}"] = v
         out[f"oom_{name}_gib"] = None if v is None else _gib(v)
@@ -126,6 +126,7 @@ def _oom_values(f: Failure) -> dict[str, Any]:
     if r is not None and q is not None:
         out["oom_fragmented"] = bool(oom.fragmented)
         out["oom_reserved_over_request"] = r / q if q else float("inf")
+    out["oom_free_covers"] = oom.free_covers
     other, total, own = oom.other_processes, oom.total, oom.this_process
     if other and total and own is not None:
         out["oom_others_share"] = other / total

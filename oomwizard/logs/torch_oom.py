@@ -117,11 +117,21 @@ class TorchOom:
     @property
     def fragmented(self) -> bool:
         """Reserved-but-unallocated memory would have covered the request: the memory was there,
-        but in pieces the allocator could not use."""
+        but in pieces the allocator could not use (and the driver had too little free for a new
+        segment; where it had plenty, see :attr:`free_covers`)."""
         from .signatures import FRAGMENTATION_MIN
 
         r, q = self.reserved_unallocated, self.requested
-        return r is not None and q is not None and r >= FRAGMENTATION_MIN and r >= q
+        return r is not None and q is not None and r >= FRAGMENTATION_MIN and r >= q and not self.free_covers
+
+    @property
+    def free_covers(self) -> bool:
+        """The driver still had far more free than the request (twice it, and 1 GiB more) and no
+        per-process cap applied: PyTorch asks the driver for a new segment before it reports out of
+        memory, so capacity was not what failed; a pluggable allocator (vLLM's sleep-mode cumem
+        allocator) or a limit outside PyTorch was."""
+        f, q = self.free, self.requested
+        return f is not None and q is not None and self.allowed is None and f >= 2 * q and f - q >= 1 << 30
 
 
 def _size(m: re.Match[str] | None, group: int = 1) -> int | None:
@@ -160,14 +170,17 @@ def parse_torch_oom(text: str) -> TorchOom | None:
     if this is not None:
         oom.this_process = this
         oom.other_processes = sum(b for _, b in oom.processes)
-    elif oom.processes:
-        # In a container the process shows under a pid of the host's namespace, so torch cannot
-        # tell it is itself: take the largest user as this process.
-        biggest = max(oom.processes, key=lambda p: p[1])
-        oom.this_process = biggest[1]
-        oom.other_processes = sum(b for _, b in oom.processes) - biggest[1]
     if oom.allocated is None:
         oom.allocated = _size(_ALLOCATED_RE.search(text))
+    if this is None and oom.processes:
+        # In a container the process shows under a pid of the host's namespace, so torch cannot
+        # tell it is itself. Its use holds at least what PyTorch allocated: the smallest user that
+        # large is this process (another process of the same size is then the one beside it);
+        # with no allocation figure, the largest user.
+        own = [p for p in oom.processes if oom.allocated is not None and p[1] >= oom.allocated]
+        mine = min(own, key=lambda p: p[1]) if own else max(oom.processes, key=lambda p: p[1])
+        oom.this_process = mine[1]
+        oom.other_processes = sum(b for _, b in oom.processes) - mine[1]
     oom.private_pools = _size(_PRIVATE_RE.search(text))
     if oom.reserved_unallocated is None:
         oom.reserved_unallocated = _size(_UNALLOCATED_RE.search(text))
