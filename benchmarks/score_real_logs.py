@@ -19,7 +19,9 @@ Rules (the same as the earlier rounds in ``real_logs.md``):
 * facts: each labelled fact has the labelled value, numbers within 0.2 %; ``oom_requested`` and
   ``oom_total`` are compared with every OOM message read, ``model`` by its last path part;
 * calibration: of the logs whose first match scores >= 0.8 (and 0.5-0.8), how many are right
-  (top-1); and the non-OOM logs with a claim of 0.5 or more.
+  (top-1); and the non-OOM logs with a claim of 0.5 or more;
+* labelled scenario: the memory failures (ambiguous ones too) whose expected or allowed scenario
+  comes first (with the error line) or among the first three (cut).
 
     python benchmarks/score_real_logs.py /path/labels.json /path/logs [--out DIR] [--per-log]
 """
@@ -120,6 +122,13 @@ def table(rows: list[tuple[dict, dict]]) -> list[str]:
     out.append(f"non-OOM logs with a confident claim (>= {CONFIDENT}): {len(claims)} of "
                f"{sum(lab['non_oom'] for lab, _ in rows)}"
                + "".join(f"\n  {lab['issue']}: {s['first']} {s['score']}" for lab, s in claims))
+    # The labelled scenario itself, ambiguous logs included (their label is the labeller's best
+    # reading): a second view of the same answers, next to the rules above.
+    mem = [(lab, s) for lab, s in rows if not lab["non_oom"]]
+    for name, grp, k in (("memory failures with error line, top-1", [r for r in mem if r[0]["error_line"]], 1),
+                         ("memory failures cut, top-3", [r for r in mem if not r[0]["error_line"]], 3)):
+        hit = sum(bool({lab["expected"], *lab.get("allowed", [])} & set(s["ids"][:k])) for lab, s in grp)
+        out.append(f"labelled scenario, {name}: {hit} of {len(grp)}")
     amb = [(lab, s) for lab, s in rows if lab.get("ambiguous") and s["score"] >= CONFIDENT]
     out.append(f"ambiguous logs with a confident claim: {len(amb)} of {sum(bool(lab.get('ambiguous')) for lab, _ in rows)}")
     return out
