@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 def offer_report(w: PlainWizard, done: Done) -> None:
     """Write the support bundle of this walk into the current folder, if the operator wants one."""
-    from .bundle.frontend import WalkState, folder_for, write_walk_bundle
+    from .bundle.build import BundleInput
+    from .bundle.frontend import folder_for, machine_source, write_walk_bundle
 
     try:
         if not w.prompts.confirm(w.t("tui.plain.report_offer")):
@@ -30,13 +31,11 @@ def offer_report(w: PlainWizard, done: Done) -> None:
         print(file=w.out, flush=True)
         return
     m = w.machine
-    state = WalkState(
-        w.kb, w.lang, logs=w.opts.effective_logs(), diagnosis=w.diagnosis,
-        machine=m.data if m is not None else None,
-        machine_source=("replayed" if w.opts.replay else "file" if m.replayed_from else "detected")
-        if m is not None else "none",
-        facts=w.session.facts.copy(), overrides=w.opts.overrides.copy(), answers=dict(w.session.answers),
-        order=list(w.session.order), done=done, replayed_from=getattr(w.opts, "replay", None))
+    state = BundleInput(
+        w.kb, w.lang, diagnosis=w.diagnosis, machine=m.data if m is not None else None,
+        machine_source=machine_source(bool(w.opts.replay), m), facts=w.session.facts.copy(),
+        overrides=w.opts.overrides.copy(), answers=dict(w.session.answers), order=list(w.session.order), done=done,
+        replayed_from=getattr(w.opts, "replay", None), log_paths=w.opts.effective_logs())
     try:
         paths = write_walk_bundle(state, folder_for([]))
     except Exception as e:  # noqa: BLE001 - the fix is on the screen already; say why and end normally

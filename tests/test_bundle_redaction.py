@@ -158,7 +158,8 @@ def test_versions_timestamps_and_flags_are_not_addresses() -> None:
 
 def test_the_wizards_bundle_holds_no_secret_or_identity(planted: dict[str, Path], tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    from oomwizard.bundle.frontend import WalkState, write_walk_bundle
+    from oomwizard.bundle.build import BundleInput
+    from oomwizard.bundle.frontend import write_walk_bundle
     from oomwizard.facts.saved import load_report
     from oomwizard.kb.loader import get_kb
     from oomwizard.logs.diagnose import diagnose_paths
@@ -169,8 +170,8 @@ def test_the_wizards_bundle_holds_no_secret_or_identity(planted: dict[str, Path]
     diag = diagnose_paths([str(planted["log"])])
     facts = report.facts
     facts.update(diag.facts)
-    w = WalkState(get_kb(), "en", logs=[str(planted["log"])], diagnosis=diag, machine=report.data,
-                  machine_source="file", facts=facts)
+    w = BundleInput(get_kb(), "en", diagnosis=diag, machine=report.data, machine_source="file", facts=facts,
+                    log_paths=[str(planted["log"])])
     paths = write_walk_bundle(w, tmp_path)
     assert len(paths) == 2
     for p in paths:

@@ -69,13 +69,14 @@ def test_a_redacted_bundle_replays_to_the_same_commands(tmp_path: Path, capsys) 
 
 
 def test_a_bundle_of_a_replay_replays_too(tmp_path: Path) -> None:
-    from oomwizard.bundle.frontend import WalkState, write_walk_bundle
+    from oomwizard.bundle.build import BundleInput
+    from oomwizard.bundle.frontend import write_walk_bundle
 
     first = tmp_path / "b.json"
     assert main(["report", "--log", str(DEMO_LOG), "--machine", str(DEMO_MACHINE), "--output", str(first)]) == 0
     rp = replay(str(first), get_kb())
-    w = WalkState(get_kb(), "en", logs=[str(first)], diagnosis=rp.diagnosis, machine=rp.machine.data,
-                  machine_source="replayed", facts=rp.facts(), replayed_from=str(first))
+    w = BundleInput(get_kb(), "en", diagnosis=rp.diagnosis, machine=rp.machine.data, machine_source="replayed",
+                    facts=rp.facts(), replayed_from=str(first), log_paths=[str(first)])
     paths = write_walk_bundle(w, tmp_path)
     second = replay(paths[0], get_kb())
     assert [m.scenario for m in second.diagnosis.matches] == [m.scenario for m in rp.diagnosis.matches]
@@ -202,3 +203,22 @@ def test_files_that_are_not_a_bundle(tmp_path: Path, capsys) -> None:
                         (tmp_path, "a folder"), (text, "not valid JSON"), (tmp_path / "none", "No such file")):
         assert main(["diagnose", "--replay", str(path)]) == 4
         assert words in capsys.readouterr().err
+
+
+def test_a_replayed_bundle_says_the_readers_remarks_in_the_operators_language(tmp_path: Path) -> None:
+    # A log with binary data in it: the reader's remark is kept in both languages and replayed so.
+    log = tmp_path / "vllm.log"
+    log.write_bytes(DEMO_LOG.read_bytes() + bytes(range(32)) * 64 + b"\n")
+    bundle = tmp_path / "b.json"
+    assert main(["report", "--log", str(log), "--machine", str(DEMO_MACHINE), "--output", str(bundle)]) == 0
+    doc = load_bundle(str(bundle))
+    assert doc["log"]["warnings"] and len(doc["log"]["warnings_zh"]) == len(doc["log"]["warnings"])
+    rp = replay(str(bundle), get_kb())
+    assert rp.diagnosis is not None and rp.diagnosis.warnings
+    assert [w.en for w in rp.diagnosis.warnings] == doc["log"]["warnings"]
+    assert all(any("\u4e00" <= c <= "\u9fff" for c in w.zh) for w in rp.diagnosis.warnings)
+    # a bundle from before the Chinese was kept replays its English to both
+    del doc["log"]["warnings_zh"]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(doc), encoding="utf-8")
+    assert all(w.zh == w.en for w in replay(str(old), get_kb()).diagnosis.warnings)

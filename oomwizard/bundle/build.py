@@ -35,6 +35,8 @@ class LogLines:
     inputs: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     """The reader's remarks about the inputs (binary data, cut lines), which replay repeats."""
+    warnings_zh: list[str] = field(default_factory=list)
+    """The same remarks in Chinese, so a replay speaks the operator's language."""
     chars: int = 0
     complete: bool = True
 
@@ -101,7 +103,8 @@ def read_logs(paths: Sequence[str], progress: Any = None) -> tuple[Diagnosis, Lo
             kept.inputs.append({"name": src.name, "lines": []})
     kept.inputs.sort(key=lambda i: [s.name for s in sources].index(i["name"]))
     diag = conclude(col, [s.name for s in sources], list(warnings))
-    kept.warnings = [w.en for w in warnings]  # the bundle keeps the English, as JSON does
+    kept.warnings = [w.en for w in warnings]  # English, as JSON keeps it; Chinese beside it for replays
+    kept.warnings_zh = [w.zh for w in warnings]
     return diag, kept
 
 
@@ -133,6 +136,8 @@ class BundleInput:
     done: Done | None = None
     interactive: bool = False
     replayed_from: str | None = None
+    log_paths: list[str] = field(default_factory=list)
+    """An interactive walk's log files, read again when its bundle is written (``write_walk_bundle``)."""
 
 
 def bundle_body(b: BundleInput, now: datetime | None = None) -> dict[str, Any]:
@@ -170,6 +175,7 @@ def bundle_body(b: BundleInput, now: datetime | None = None) -> dict[str, Any]:
         "log": {
             "inputs": log.inputs if log is not None else [],
             "warnings": list(log.warnings) if log is not None else [],
+            "warnings_zh": list(log.warnings_zh) if log is not None else [],
             "complete": log.complete if log is not None else True,
         },
     }

@@ -8,34 +8,23 @@ are read again so the bundle carries the lines its diagnosis is recomputed from.
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..engine import Answer, Done
-from ..facts.model import FactSet
-from ..kb.model import KnowledgeBase
 from ..logs.model import Diagnosis
 from .build import BundleInput, LogLines, read_logs
 from .output import bundle_text, write_file
 
 
-@dataclass
-class WalkState:
-    kb: KnowledgeBase
-    lang: str
-    logs: list[str] = field(default_factory=list)
-    diagnosis: Diagnosis | None = None
-    machine: dict[str, Any] | None = None
-    machine_source: str = "none"
-    facts: FactSet = field(default_factory=FactSet)
-    overrides: FactSet = field(default_factory=FactSet)
-    answers: dict[str, Answer] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)
-    done: Done | None = None
-    replayed_from: str | None = None
+def machine_source(replaying: bool, result: Any) -> str:
+    """How the walk's machine report came: ``replayed`` (a bundle), ``file`` (``--machine``),
+    ``detected`` (this machine) or ``none``."""
+    if result is None:
+        return "none"
+    return "replayed" if replaying else "file" if result.replayed_from else "detected"
 
 
 def folder_for(saved: list[str]) -> Path:
@@ -43,17 +32,17 @@ def folder_for(saved: list[str]) -> Path:
     return Path(saved[-1]).parent if saved else Path.cwd()
 
 
-def write_walk_bundle(w: WalkState, folder: Path, now: datetime | None = None) -> list[str]:
-    """Write ``oomwizard-report-<id>-<time>.json`` and ``.md`` into ``folder``; their paths."""
+def write_walk_bundle(w: BundleInput, folder: Path, now: datetime | None = None) -> list[str]:
+    """Write ``oomwizard-report-<id>-<time>.json`` and ``.md`` into ``folder`` from what a
+    frontend holds (its logs, ``w.log_paths``, read again); their paths."""
     now = now or datetime.now(timezone.utc)
     diag, kept = w.diagnosis, None
-    real = [p for p in w.logs if p != "-" and os.path.isfile(p)]
+    real = [p for p in w.log_paths if p != "-" and os.path.isfile(p)]
     if real and not w.replayed_from:
         diag, kept = read_logs(real)
     elif w.replayed_from:
         kept = _replayed_lines(w.replayed_from)
-    b = BundleInput(w.kb, w.lang, diag, kept or LogLines(), w.machine, w.machine_source, w.facts, w.overrides,
-                    dict(w.answers), list(w.order), w.done, interactive=True, replayed_from=w.replayed_from)
+    b = dataclasses.replace(w, diagnosis=diag, log=kept or LogLines(), interactive=True)
     ident = w.done.leaf.id if w.done else (diag.best.scenario if diag is not None and diag.best else "walk")
     stem = folder / f"oomwizard-report-{ident}-{now.strftime('%Y%m%d-%H%M%S')}"
     return [write_file(str(stem) + ext, bundle_text(b, fmt, True)) for ext, fmt in ((".json", "json"), (".md", "markdown"))]
@@ -64,7 +53,8 @@ def _replayed_lines(path: str) -> LogLines:
     from .replay import load_bundle
 
     log = load_bundle(path)["log"]
-    return LogLines(inputs=log["inputs"], warnings=list(log.get("warnings", [])), complete=bool(log.get("complete", True)))
+    return LogLines(inputs=log["inputs"], warnings=list(log.get("warnings", [])),
+                    warnings_zh=list(log.get("warnings_zh", [])), complete=bool(log.get("complete", True)))
 
 
 def replay_sources(opts: Any) -> Any:

@@ -82,6 +82,7 @@ def _check_lines(log: Any) -> None:
     _want(log, (dict,), "log", "object")
     _want(log.get("inputs"), (list,), "log.inputs", "list")
     _want(log.get("warnings", []), (list,), "log.warnings", "list")
+    _want(log.get("warnings_zh", []), (list,), "log.warnings_zh", "list")
     total = 0
     for i, inp in enumerate(log["inputs"]):
         w = f"log.inputs[{i}]"
@@ -162,7 +163,15 @@ def diagnosis_of(doc: dict[str, Any]) -> Diagnosis | None:
         col.files.append(inp["name"])
         for entry in inp["lines"]:
             col.feed(logical_from_json(entry))
-    return conclude(col, [i["name"] for i in log["inputs"]], [Text.same(str(w)) for w in log.get("warnings", [])])
+    return conclude(col, [i["name"] for i in log["inputs"]], log_warnings(log))
+
+
+def log_warnings(log: dict[str, Any]) -> list[Text]:
+    """The reader's remarks a bundle kept, in both languages where it kept the Chinese beside them
+    (bundles written before it did show the English to both)."""
+    en = [str(w) for w in log.get("warnings", [])]
+    zh = [str(w) for w in log.get("warnings_zh", [])]
+    return [Text(e, z) for e, z in zip(en, zh, strict=True)] if len(zh) == len(en) else [Text.same(e) for e in en]
 
 
 def replay(path: str, kb: Any = None) -> Replayed:

@@ -91,18 +91,17 @@ class WalkKeeping:
 
     def walk_state(self) -> Any:
         """What a support bundle of this walk holds (see :mod:`oomwizard.bundle.frontend`)."""
-        from ..bundle.frontend import WalkState
+        from ..bundle.build import BundleInput
+        from ..bundle.frontend import machine_source
 
         leaf = self._leaf_screen()
         m = self.machine.result
-        return WalkState(
-            self.kb, self.lang, logs=self.opts.effective_logs(), diagnosis=self.log_state.diagnosis,
-            machine=m.data if m is not None else None,
-            machine_source=("replayed" if self.opts.replay else "file" if m.replayed_from else "detected")
-            if m is not None else "none",
-            facts=self.session.facts.copy(), overrides=self.user_facts.copy(), answers=dict(self.session.answers),
-            order=list(self.session.order), done=leaf.done if leaf is not None else None,
-            replayed_from=getattr(self.opts, "replay", None))
+        return BundleInput(
+            self.kb, self.lang, diagnosis=self.log_state.diagnosis, machine=m.data if m is not None else None,
+            machine_source=machine_source(bool(self.opts.replay), m), facts=self.session.facts.copy(),
+            overrides=self.user_facts.copy(), answers=dict(self.session.answers), order=list(self.session.order),
+            done=leaf.done if leaf is not None else None, replayed_from=getattr(self.opts, "replay", None),
+            log_paths=self.opts.effective_logs())
 
     def action_report(self) -> None:
         """Write the support bundle beside the saved fix, in a worker (it reads the logs again)."""
