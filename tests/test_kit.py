@@ -413,3 +413,13 @@ def test_a_staging_folder_left_by_a_killed_build_does_not_block_the_next(
     code, err = _kit([str(tmp_path), "--platform", "manylinux_2_28_x86_64"], capsys)
     assert code == Exit.ERROR and "not empty" not in err
     assert seen and seen[0].parent == tmp_path and not seen[0].exists()
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "cannot run"), ("zh", "无法运行")])
+def test_a_python_that_cannot_be_started_is_said_in_the_operators_language(tmp_path: Path, lang: str,
+                                                                            words: str) -> None:
+    missing = str(tmp_path / "no-such-python")
+    r = run_pip(["--version"], python=missing)
+    assert r.returncode == 127 and r.output == "" and r.failure is not None
+    said = r.tail(lang=lang)
+    assert said.startswith(f"{words} {missing}") and "No such file" in said

@@ -50,8 +50,8 @@ def _say(lang: str, key: str, **fields: object) -> None:
     print(f"oomwizard: {MSG[key](lang).format(**fields)}", file=sys.stderr)
 
 
-def _pip_said(result: PipResult) -> None:
-    for line in result.tail().splitlines():
+def _pip_said(result: PipResult, lang: str) -> None:
+    for line in result.tail(lang=lang).splitlines():
         print(f"  {line}", file=sys.stderr)
 
 
@@ -111,7 +111,7 @@ def _assemble(stage: Path, chosen: list[Target], pyz: bool, lang: str, kb_loader
         result = download(str(wheel), target, str(wheels))
         if result.returncode != 0:
             _say(lang, "no_index" if result.unreachable else "no_wheels", target=target.label)
-            _pip_said(result)
+            _pip_said(result, lang)
             return Exit.NO_INDEX if result.unreachable else Exit.ERROR
     from ..kb.loader import get_kb
     from ..report.html.site import write_html
@@ -127,7 +127,7 @@ def _assemble(stage: Path, chosen: list[Target], pyz: bool, lang: str, kb_loader
         shutil.rmtree(work, ignore_errors=True)
         if failed is not None:
             _say(lang, "pyz_failed")
-            _pip_said(failed)
+            _pip_said(failed, lang)
             return Exit.ERROR
         pyz_name = "oomwizard.pyz"
     names = sorted(p.name for p in wheels.glob("*.whl"))

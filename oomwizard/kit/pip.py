@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..i18n import Text, msg
 from .targets import Target
 
 SHIM = """
@@ -47,13 +48,17 @@ class PipResult:
     output: str
     log: str = ""
     """pip's ``--log``: at debug level, where pip notes an index it could not fetch."""
+    failure: Text | None = None
+    """Why pip could not be started at all (then there is no output of pip's to show)."""
 
     @property
     def unreachable(self) -> bool:
         """pip failed and could not reach an index (rather than: the index has no such wheel)."""
         return self.returncode != 0 and bool(_NETWORK.search(self.output) or _NETWORK.search(self.log))
 
-    def tail(self, lines: int = 12) -> str:
+    def tail(self, lines: int = 12, lang: str = "en") -> str:
+        if self.failure is not None:
+            return self.failure(lang)
         keep = [ln for ln in self.output.splitlines() if ln.strip() and "is ignored: it is neither" not in ln]
         return "\n".join(keep[-lines:])
 
@@ -70,7 +75,7 @@ def run_pip(args: list[str], target: Target | None = None, python: str | None = 
             proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL,
                                   env=None if env is None else {**os.environ, **env})
         except OSError as e:
-            return PipResult(127, f"cannot run {py}: {e}")
+            return PipResult(127, "", failure=msg("kit.build.cannot_run_pip").format(python=py, error=e))
         text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
     return PipResult(proc.returncode, proc.stdout + proc.stderr, text[-200_000:])
 
