@@ -25,8 +25,13 @@ def _signature_examples(r: _Reader, rules: Rules, d: LDict, sid: str, pattern: r
             r.err(ex_list.line_of(i), f"{what}: example does not match the pattern")
         if triggers and not any(t in text for t in triggers):
             r.err(ex_list.line_of(i), f"{what}: example holds none of the triggers")
-        if also and not any(t in text.lower() for t in also):
-            r.err(ex_list.line_of(i), f"{what}: example holds none of the words of also")
+        check_also(r, ex_list.line_of(i), text, also, what)
+
+
+def check_also(r: _Reader, line: int, text: str, also: tuple[str, ...], what: str) -> None:
+    """An example of a rule with ``also`` words holds one of them (lines are compared lowered)."""
+    if also and not any(t in text.lower() for t in also):
+        r.err(line, f"{what}: example holds none of the words of also")
 
 
 def read_also(r: _Reader, d: LDict, what: str) -> tuple[str, ...]:

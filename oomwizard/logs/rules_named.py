@@ -14,7 +14,7 @@ import re
 
 from ..i18n import Text, ui
 from ..kb.yamlsrc import LDict
-from .rules_messages import read_also
+from .rules_messages import check_also, read_also
 from .rules_model import Example, Rules, Signature
 from .rules_read import _Reader, _score
 
@@ -68,8 +68,7 @@ def load_named_in_words(r: _Reader, rules: Rules, doc: LDict) -> None:
         if sig is None:
             r.err(line, f"{what}: example names no function of a phase beside the words")
             continue
-        if also and not any(t in str(ex["text"]).lower() for t in also):
-            r.err(line, f"{what}: example holds none of the words of also")
+        check_also(r, line, str(ex["text"]), also, what)
         covered.setdefault(sig.id, str(ex["scenario"]))
         rules.examples.append(Example(sig.id, str(ex["scenario"]), str(ex["text"]), r.file, line))
     for phase, sig in list(built.items()):
