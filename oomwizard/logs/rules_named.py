@@ -25,6 +25,16 @@ def _code_like(func: str) -> bool:
     return "_" in func.strip("_")
 
 
+def _rule_of(r: _Reader, built: dict[str, Signature], text: str) -> Signature | None:
+    """The rule an example belongs to, by the function names it holds (no regex compiled, so
+    loading the checked rules stays cheap); lint also asks the full pattern, which must agree."""
+    lower = text.lower()
+    sig = next((s for s in built.values() if any(n.lower() in lower for n in s.triggers)), None)
+    if not r.lazy and next((s for s in built.values() if s.pattern.search(text)), None) is not sig:
+        return None
+    return sig
+
+
 def load_named_in_words(r: _Reader, rules: Rules, doc: LDict) -> None:
     """One rule per phase of ``rules.frame_phases`` (read first), each with the phase's example."""
     d = doc.get("named_in_words")
@@ -64,13 +74,14 @@ def load_named_in_words(r: _Reader, rules: Rules, doc: LDict) -> None:
         line = examples.line_of(i)
         if not r.keys(ex, line, {"text", "scenario"}, {"text", "scenario"}, f"{what}.examples"):
             continue
-        sig = next((s for s in built.values() if s.pattern.search(str(ex["text"]))), None)
+        text = str(ex["text"])
+        sig = _rule_of(r, built, text)
         if sig is None:
             r.err(line, f"{what}: example names no function of a phase beside the words")
             continue
-        check_also(r, line, str(ex["text"]), also, what)
+        check_also(r, line, text, also, what)
         covered.setdefault(sig.id, str(ex["scenario"]))
-        rules.examples.append(Example(sig.id, str(ex["scenario"]), str(ex["text"]), r.file, line))
+        rules.examples.append(Example(sig.id, str(ex["scenario"]), text, r.file, line))
     for phase, sig in list(built.items()):
         # The scenario its example is diagnosed as: what lint checks the rule's scenario against.
         built[phase] = sig = dataclasses.replace(sig, scenario=covered.get(sig.id, ""))
