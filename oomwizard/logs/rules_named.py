@@ -74,14 +74,14 @@ def load_named_in_words(r: _Reader, rules: Rules, doc: LDict) -> None:
         line = examples.line_of(i)
         if not r.keys(ex, line, {"text", "scenario"}, {"text", "scenario"}, f"{what}.examples"):
             continue
-        text = str(ex["text"])
-        sig = _rule_of(r, built, text)
+        said = str(ex["text"])
+        sig = _rule_of(r, built, said)
         if sig is None:
             r.err(line, f"{what}: example names no function of a phase beside the words")
             continue
-        check_also(r, line, text, also, what)
+        check_also(r, line, said, also, what)
         covered.setdefault(sig.id, str(ex["scenario"]))
-        rules.examples.append(Example(sig.id, str(ex["scenario"]), text, r.file, line))
+        rules.examples.append(Example(sig.id, str(ex["scenario"]), said, r.file, line))
     for phase, sig in list(built.items()):
         # The scenario its example is diagnosed as: what lint checks the rule's scenario against.
         built[phase] = sig = dataclasses.replace(sig, scenario=covered.get(sig.id, ""))
