@@ -78,6 +78,7 @@ class DiagnosisScreen(WizardScreen):
     def __init__(self) -> None:
         super().__init__()
         self._shown: Diagnosis | None = None
+        self._detailed: Match | None = None
         self._progress_shown = False
 
     def compose(self) -> ComposeResult:
@@ -175,7 +176,11 @@ class DiagnosisScreen(WizardScreen):
         )
 
     def _detail(self, match: Match | None) -> None:
-        """The highlighted scenario: its summary, the reasons, and the log lines (indented, wrapped)."""
+        """The highlighted scenario: its summary, the reasons, and the log lines (indented, wrapped).
+        Drawn once per match: setting the highlight when the list is filled announces it again."""
+        if match is not None and match is self._detailed:
+            return
+        self._detailed = match
         lang = self.wizard.lang
         widgets: list[Static] = []
         if match is not None:
