@@ -2,6 +2,7 @@
 
     python benchmarks/bench_plan.py            # table per case, then error per split, release and family
     python benchmarks/bench_plan.py --json out.json
+    python benchmarks/bench_plan.py --cases fresh.json   # a set kept outside, scored once
 
 Two checks per case, where the log printed what they need:
 
@@ -151,9 +152,12 @@ def budget_check(case: dict, by_id: dict) -> dict | None:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--cases", metavar="FILE", type=Path, default=CASES,
+                    help="another set in the same form (a list, or {'cases': [...]}): a fresh one, scored once")
     args = ap.parse_args()
     peer = os.environ.get("VRAMSCOUT") or shutil.which("vramscout")
-    cases = json.loads(CASES.read_text("utf-8"))["cases"]
+    loaded = json.loads(args.cases.read_text("utf-8"))
+    cases = loaded["cases"] if isinstance(loaded, dict) else loaded
     by_id = {c["id"]: c for c in cases}
     rows = []
     for c in cases:
