@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oomwizard.logs.diagnose import diagnose_paths
+from oomwizard.logs.diagnose import diagnose_paths, diagnose_text
 from oomwizard.logs.signatures import CONFIDENT
 
 SITE = "/usr/local/lib/python3.12/dist-packages/vllm"
@@ -103,3 +103,29 @@ def test_a_cut_at_initialize_kv_caches_points_at_profiling_unless_allocation_beg
                   f'  File "{SITE}/executor/executor_base.py", line 122, in initialize_cache']
     top = diagnose_paths([str(_log(tmp_path, allocating))]).matches[0]
     assert top.scenario in ("insufficient-free-memory-at-startup", "no-kv-cache-memory")  # allocation, not profiling
+
+
+_WORKER = "(VllmWorker rank=1 pid=106) ERROR 04-29 01:10:12 [multiproc_executor.py:470] "
+_SITE = "/usr/local/lib/python3.12/dist-packages/vllm"
+_FORWARD = "".join(f'{_WORKER}  File "{_SITE}/{path}", line 10, in {func}\n{_WORKER}    return entry.runnable(*args)\n'
+                   for path, func in (("compilation/backends.py", "__call__"),
+                                      ("model_executor/layers/fused_moe/fused_moe.py", "fused_experts_impl")))
+_START = "INFO 04-29 00:57:50 [api_server.py:1043] vLLM API server version 0.8.5\n"
+
+
+def test_a_cut_traceback_through_the_models_forward_at_start_up_is_its_first_forward() -> None:
+    # Only the middle of a worker's traceback: the model's layers, no phase, no exception, and no
+    # step of start-up shown done. The model ran, so its weights were in: the profiling run.
+    d = diagnose_text(_START + _FORWARD)
+    assert [(m.scenario, m.score) for m in d.matches][:1] == [("profile-run-oom", 0.3)]
+    assert "forward pass" in d.matches[0].reasons[0].en and d.missing
+
+
+def test_the_same_frames_after_a_later_mark_or_while_serving_are_placed_by_the_marks() -> None:
+    serving = _START + "INFO 04-29 01:00:00 [loggers.py:111] Engine 000: Avg prompt throughput: 1.0 tokens/s\n"
+    assert not diagnose_text(serving + _FORWARD).matches  # a serving error the excerpt does not show
+    sized = _START + "INFO 04-29 00:59:30 [kv_cache_utils.py:634] GPU KV cache size: 171,056 tokens\n"
+    assert diagnose_text(sized + _FORWARD).matches[0].scenario != "profile-run-oom"
+    # frames of another program's model are not vLLM's forward
+    other = _FORWARD.replace(_SITE, "/opt/conda/lib/python3.10/site-packages/transformers")
+    assert not diagnose_text(_START + other).matches

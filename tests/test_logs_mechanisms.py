@@ -56,8 +56,11 @@ def test_a_cut_traceback_without_phase_frames_is_placed_by_the_marks_around_it()
     assert d.matches and d.matches[0].scenario == "profile-run-oom"
     assert d.matches[0].score == CUT_TIMELINE < CUT < CONFIDENT
     assert d.missing
-    # with no start-up mark there is nothing to place it by
-    assert not diagnose_text(log.split("\n", 1)[1]).matches
+    # with no start-up mark, the frames of the model's own layers still say a forward pass ran:
+    # the first one at start-up, at the same tier, saying so
+    bare = diagnose_text(log.split("\n", 1)[1])
+    assert [(m.scenario, m.score) for m in bare.matches] == [("profile-run-oom", CUT_TIMELINE)]
+    assert "forward pass" in bare.matches[0].reasons[0].en
 
 
 def test_a_reports_own_words_name_the_phase_below_a_confident_claim() -> None:

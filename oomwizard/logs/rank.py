@@ -38,6 +38,7 @@ from .signatures import (
     EARLIER_RUN,
     ENDED,
     ENGINE_CODE,
+    FORWARD_FRAMES,
     FRAME_FLAGS,
     FRAME_PHASES,
     LARGE_VOCAB,
@@ -191,6 +192,11 @@ def _cut(f: Failure, env: Env, by_frames: str | None) -> tuple[list[Candidate], 
         # No frame names a phase: how far start-up had got (the whole log's marks) does.
         how = _said("logs.rank.cut_marks", f.timeline)
         return _by_phase(env, f.timeline, CUT_TIMELINE, how), f.timeline
+    if by_frames is None and FORWARD_FRAMES is not None and f.timeline in (None, "load_weights"):
+        rx, first = FORWARD_FRAMES
+        if any(fr.path and rx.search(fr.path) for fr in f.frames):
+            # The model ran a forward pass, and no mark shows start-up got further: its first one.
+            return _by_phase(env, first, CUT_TIMELINE, _said("logs.rank.cut_forward", first)), first
     if by_frames is None:
         return [], None
     how = _said("logs.rank.cut_frames", by_frames)

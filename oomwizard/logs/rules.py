@@ -88,6 +88,13 @@ def _frames(r: _Reader, rules: Rules, doc: LDict) -> None:
                 cut.append((str(d["frame"]), phase, frozenset(r.strings(d, "unless", "cut_phases"))))
     rules.cut_phases = tuple(cut)
     rules.warmup_raisers = frozenset(r.strings(doc, "warmup_raisers", "warmup_raisers"))
+    fwd = doc.get("forward_frames")
+    if fwd is not None and r.keys(fwd, doc.line_of("forward_frames"), {"pattern", "phase"}, {"pattern", "phase"},
+                                  "forward_frames"):
+        rx = r.regex(fwd["pattern"], fwd.line_of("pattern"), "forward_frames.pattern")
+        phase = r.phase(fwd["phase"], fwd.line_of("phase"), "forward_frames")
+        if rx is not None and phase is not None:
+            rules.forward_frames = (rx, phase)
     code = doc.get("engine_code")
     if code is not None:
         rules.engine_code = r.regex(code, doc.line_of("engine_code"), "engine_code")

@@ -60,6 +60,7 @@ SIGNATURES: tuple[Signature, ...] = _R.messages
 
 WARMUP_RAISERS = _R.warmup_raisers
 ENGINE_CODE = _R.engine_code
+FORWARD_FRAMES = _R.forward_frames
 WARMUP_CUT = _R.inferred["sampler-warmup-cut"]
 """The warm-up's ``RuntimeError`` when the log was cut inside its message (an issue body over
 GitHub's length limit, a truncated paste): the frame that raised it is enough."""
