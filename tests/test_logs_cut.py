@@ -129,3 +129,15 @@ def test_the_same_frames_after_a_later_mark_or_while_serving_are_placed_by_the_m
     # frames of another program's model are not vLLM's forward
     other = _FORWARD.replace(_SITE, "/opt/conda/lib/python3.10/site-packages/transformers")
     assert not diagnose_text(_START + other).matches
+
+
+def test_v0s_warm_up_model_is_graph_capture() -> None:
+    # vLLM 0.2's worker.warm_up_model() only captures the graphs (then sets the seed).
+    site = "/usr/local/lib/python3.10/dist-packages"
+    log = ("Traceback (most recent call last):\n"
+           f'  File "{site}/vllm/engine/ray_utils.py", line 30, in execute_method\n'
+           "    return executor(*args, **kwargs)\n"
+           f'  File "{site}/vllm/worker/worker.py", line 125, in warm_up_model\n'
+           "    self.model_runner.capture_model(self.gpu_cache)\n"
+           f'  File "{site}/torch/utils/_contextlib.py", line 115, in decorate_context\n')
+    assert [(m.scenario, m.score) for m in diagnose_text(log).matches][:1] == [("cudagraph-capture", 0.35)]

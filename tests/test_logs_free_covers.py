@@ -57,3 +57,24 @@ def test_in_a_container_this_process_is_the_one_whose_use_covers_pytorchs() -> N
     # with no allocation figure, the largest user is taken for this process, as before
     bare = parse_torch_oom(text.split(" Of the allocated")[0])
     assert bare is not None and abs(bare.this_process - 50.52 * 2**30) < 2**20
+
+
+def test_a_small_reserve_beside_a_full_gpu_is_a_sign_not_the_cause() -> None:
+    small = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 192.00 MiB. GPU 3 has a total capacity "
+             "of 15.77 GiB of which 57.12 MiB is free. Including non-PyTorch memory, this process has 15.70 GiB memory "
+             "in use. Of the allocated memory 13.93 GiB is allocated by PyTorch, and 637.72 MiB is reserved by PyTorch "
+             "but unallocated.")
+    ranked = _ranked(small)
+    assert dict(ranked)["fragmentation"] < CONFIDENT, ranked
+    # the same reserve on a small card is 5 % of it and more: the cause
+    card = small.replace("15.77 GiB of which", "8.00 GiB of which")
+    assert _ranked(card)[0] == ("fragmentation", 0.82)
+
+
+def test_other_processes_holding_most_of_the_gpu_come_before_fragmentation() -> None:
+    text = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 320.00 MiB. GPU 0 has a total capacity of "
+            "22.05 GiB of which 113.62 MiB is free. Process 198 has 13.57 GiB memory in use. Including non-PyTorch "
+            "memory, this process has 7.79 GiB memory in use. Of the allocated memory 6.79 GiB is allocated by "
+            "PyTorch, and 1.78 GiB is reserved by PyTorch but unallocated.")
+    ranked = _ranked(text)
+    assert ranked[0][0] == "insufficient-free-memory-at-startup" and ("fragmentation", 0.82) in ranked, ranked

@@ -128,6 +128,8 @@ def _oom_values(f: Failure) -> dict[str, Any]:
         out["oom_fragmented"] = bool(oom.fragmented)
         out["oom_reserved_over_request"] = r / q if q else float("inf")
     out["oom_free_covers"] = oom.free_covers
+    if r is not None and oom.total:
+        out["oom_reserved_share"] = r / oom.total
     other, total, own = oom.other_processes, oom.total, oom.this_process
     if other and total and own is not None:
         out["oom_others_share"] = other / total

@@ -27,7 +27,7 @@ VARIABLES = frozenset({
     "placed", "frames_phase", "message", "sleep_state", "matched", "enabled", "deepseek_v32", "large_vocab",
     "mrv2_zero", "exc_invalid_argument", "oom_fragmented", "oom_reserved_unallocated", "oom_requested",
     "oom_reserved_over_request", "oom_other_processes", "oom_others_share", "oom_others_over_own", "oom_free",
-    "oom_free_covers",
+    "oom_free_covers", "oom_reserved_share",
 })
 """Names a condition may use besides facts and ``flag_<name>``: what the failure itself shows
 (set by :mod:`.refine`), and the numbers of ``numbers.yaml``."""
