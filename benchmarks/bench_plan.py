@@ -48,7 +48,7 @@ def _inputs(case: dict, log_facts: dict | None = None) -> Inputs:
                   gpu_memory_gib=case.get("gpu_total_gib") or case.get("assumed_total_gib") or 80.0,
                   tp=case.get("tp", 1),
                   pp=case.get("pp", 1),
-                  max_model_len=case["max_model_len"], gpu_memory_utilization=case.get("util"),
+                  max_model_len=case.get("max_model_len"), gpu_memory_utilization=case.get("util"),
                   vllm_version=case["release"], kv_cache_dtype=case.get("kv_cache_dtype", "auto"),
                   quantization=case.get("quantization"), enable_prefix_caching=case.get("enable_prefix_caching"),
                   max_num_seqs=case.get("max_num_seqs"), max_num_batched_tokens=case.get("max_num_batched_tokens"),
@@ -65,18 +65,19 @@ def kv_check(case: dict) -> dict:
     lo, hi = int((kv_gib - 0.005) * GIB), int((kv_gib + 0.005) * GIB)  # what prints as kv_gib
     want = {k: pr[k] for k in ("blocks", "kv_tokens", "concurrency", "error_tokens", "needed_gib", "estimated_max_len")
             if k in pr and "kv_gib" in pr}
+    mml = case.get("max_model_len") or p.settings["max_model_len"]  # not stated: the model's own, as vLLM takes it
     step = max(1, groups.bytes_per_block // 4)
     seen: dict[str, set] = {k: set() for k in want}
     for avail in range(lo, hi + 1, step):
-        cap = kv.capacity(groups, avail, case["max_model_len"], p.settings["max_num_batched_tokens"], p.release, p.engine)
+        cap = kv.capacity(groups, avail, mml, p.settings["max_num_batched_tokens"], p.release, p.engine)
         got = {"blocks": cap.num_blocks, "kv_tokens": cap.kv_tokens, "concurrency": round(cap.max_concurrency, 2)}
         if p.engine == "v0":
             got["error_tokens"] = cap.kv_tokens
         if "needed_gib" in want:
             flight = p.settings["max_num_batched_tokens"]
-            got["needed_gib"] = round(kv.needed_for_check(cspecs, cgroups, case["max_model_len"], flight, p.release) / GIB, 2)
+            got["needed_gib"] = round(kv.needed_for_check(cspecs, cgroups, mml, flight, p.release) / GIB, 2)
             room = avail - (cgroups.bytes_per_block if p.release >= kv.v("0.29.0") else 0)  # the null block, 0.29+
-            got["estimated_max_len"] = kv.estimate_max_len(cspecs, room, case["max_model_len"], flight, cgroups, p.release)
+            got["estimated_max_len"] = kv.estimate_max_len(cspecs, room, mml, flight, cgroups, p.release)
         for k in want:
             seen[k].add(got[k])
     if "attention_block_size" in pr:  # hybrid models: the block size vLLM chose to fit a state page
