@@ -91,16 +91,11 @@ class Collector:
             return
         if name not in CATALOG:
             return
-        try:
-            value = coerce(name, raw)
-        except FactValueError:
+        fact = _log_fact(name, raw, self.file, lg.line, sanitize(lg.shown, 300))
+        if fact is None or fact.value == "":
             return
-        if value is None or value == "":
-            return
-        fact = self.facts[name] = Fact(
-            name, value, where(self.file, lg.line), kind="log",
-            detail=sanitize(lg.shown, 300), file=self.file, line=lg.line,
-        )
+        self.facts[name] = fact
+        value = fact.value
         pos = (len(self.files) - 1, lg.line)
         hist = self.history.setdefault(name, [])
         if hist and hist[-1][3].value == value:
@@ -111,15 +106,9 @@ class Collector:
             hist.append([pos, fact, pos, fact])
 
     def put_at(self, name: str, raw: Any, file: str, line: int, detail: str) -> None:
-        if name not in CATALOG:
-            return
-        try:
-            value = coerce(name, raw)
-        except FactValueError:
-            return
-        if value is not None:
-            self.facts[name] = Fact(name, value, where(file, line), kind="log", detail=detail,
-                                    file=file, line=line)
+        fact = _log_fact(name, raw, file, line, detail)
+        if fact is not None:
+            self.facts[name] = fact
 
     # --- lines --------------------------------------------------------------------------------
     @property
@@ -267,3 +256,16 @@ class Collector:
     def derive(self) -> None:
         """Facts that need the whole log (:func:`.finish.derive`)."""
         finish.derive(self)
+
+
+def _log_fact(name: str, raw: Any, file: str, line: int, detail: str) -> Fact | None:
+    """A catalogue fact read from a log line, or None (not a fact of the catalogue, or no value of its type)."""
+    if name not in CATALOG:
+        return None
+    try:
+        value = coerce(name, raw)
+    except FactValueError:
+        return None
+    if value is None:
+        return None
+    return Fact(name, value, where(file, line), kind="log", detail=detail, file=file, line=line)
