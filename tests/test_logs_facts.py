@@ -107,3 +107,12 @@ def test_the_hint_alone_sets_nothing() -> None:
 def test_gpu_from_nvidia_smi_table() -> None:
     f = facts("|   0  NVIDIA H200                    On  |   00000000:00:06.0 Off |                    0 |\n")
     assert f["gpu_name"] == "NVIDIA H200"
+
+
+def test_the_cumem_line_says_sleep_mode_is_on_and_an_unplaced_oom_is_read_beside_it() -> None:
+    log = ("INFO 07-30 09:12:01 [model.py:671] Enabling cumem allocator because sleep mode requires it.\n"
+           "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.38 GiB. GPU 1 has a total capacity of "
+           "184.31 GiB of which 191.50 MiB is free.\n")
+    d = diagnose_text(log)
+    assert d.facts.value("sleep_mode") is True and d.facts.get("sleep_mode").line == 1
+    assert d.matches[0].scenario == "sleep-mode"
