@@ -308,7 +308,9 @@ def test_title_case_and_upper_case_reports_are_read(tmp_path: Path, title: str) 
     assert scenario == "profile-run-oom" and score < CONFIDENT, (scenario, score)
 
 
-def test_a_spelling_the_plain_words_miss_is_a_lint_error(tmp_path: Path) -> None:
+def _messages_edited(tmp_path: Path, old: str, new: str) -> tuple[str, int, list]:
+    """Lint's problems for a copy of the rules whose messages.yaml has its first ``old`` replaced by
+    ``new``; with the original text and the offset of the edit."""
     import shutil
 
     from oomwizard.logs.rules import load_rules
@@ -317,29 +319,22 @@ def test_a_spelling_the_plain_words_miss_is_a_lint_error(tmp_path: Path) -> None
     shutil.copytree(root / "decision_trees", tmp_path / "decision_trees")
     path = tmp_path / "decision_trees/diagnosis/messages.yaml"
     text = path.read_text(encoding="utf-8")
-    old = "plain: [oom, out of, out-of, enough, insufficient, 显存]"
-    assert old in text
-    path.write_text(text.replace(old, "plain: [oom, out of, out-of, insufficient, 显存]"), encoding="utf-8")
+    i = text.index(old)
+    path.write_text(text[:i] + new + text[i + len(old):], encoding="utf-8")
     problems: list = []
     load_rules(tmp_path, problems)
+    return text, i, problems
+
+
+def test_a_spelling_the_plain_words_miss_is_a_lint_error(tmp_path: Path) -> None:
+    old = "plain: [oom, out of, out-of, enough, insufficient, 显存]"
+    text, i, problems = _messages_edited(tmp_path, old, "plain: [oom, out of, out-of, insufficient, 显存]")
     hits = [p for p in problems if p.message.startswith("words.oom: matches")]
     assert hits and hits[0].file.endswith("messages.yaml") and "enough" in hits[0].message.lower(), problems
-    assert hits[0].line == text[:text.index(old)].count("\n")  # the line of `oom:`, above `plain:`
+    assert hits[0].line == text[:i].count("\n")  # the line of `oom:`, above `plain:`
 
 
 def test_an_unknown_named_word_in_triggers_is_a_lint_error(tmp_path: Path) -> None:
-    import shutil
-
-    from oomwizard.logs.rules import load_rules
-
-    root = Path(__file__).resolve().parent.parent
-    shutil.copytree(root / "decision_trees", tmp_path / "decision_trees")
-    path = tmp_path / "decision_trees/diagnosis/messages.yaml"
-    text = path.read_text(encoding="utf-8")
-    old = "\n  triggers: ['@oom']"
-    i = text.index(old) + 1
-    path.write_text(text[:i] + "  triggers: ['@ooms']" + text[i + len(old) - 1:], encoding="utf-8")
-    problems: list = []
-    load_rules(tmp_path, problems)
+    text, i, problems = _messages_edited(tmp_path, "\n  triggers: ['@oom']", "\n  triggers: ['@ooms']")
     hits = [p for p in problems if "'@ooms' is no named word" in p.message]
-    assert hits and hits[0].line == text[:i].count("\n") + 1, problems
+    assert hits and hits[0].line == text[:i].count("\n") + 2, problems
