@@ -138,6 +138,13 @@ def test_wrapped_message_lost_its_spaces() -> None:
     oom = parse_torch_oom("CUDA out of memory. Tried to allocate 1.00GiB. GPU 0 has a total capacity of 23.57 GiB of"
                           "which 100.00 MiB is free.")
     assert oom is not None and oom.requested == GIB and oom.free == 100 * MIB
+    # the space lost right after a unit: "GiBof", "MiBis"
+    oom = parse_torch_oom("HIP out of memory. Tried to allocate 4.50 GiB. GPU 0 has a total capacity of 63.98 GiB"
+                          "of which 2.75 GiBis free. Of the allocated memory 50.25 GiB is allocated by PyTorch, and"
+                          " 12.00 MiB is reserved by PyTorch but unallocated.")
+    assert oom is not None and oom.platform == "rocm"
+    assert (oom.total, oom.free) == (round(63.98 * GIB), round(2.75 * GIB))
+    assert oom.allocated == round(50.25 * GIB) and oom.reserved_unallocated == 12 * MIB
 
 
 def test_preemptive_rejection_wording() -> None:

@@ -23,7 +23,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-_SIZE = r"(\d+(?:\.\d+)?)\s*(bytes|B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)\b"
+# No word boundary after the unit: a message word-wrapped at a space and joined back loses that
+# space ("63.98 GiBof which"); the longer units come first so that "GiB" is never read as "B".
+_SIZE = r"(\d+(?:\.\d+)?)\s*(bytes|KiB|MiB|GiB|TiB|KB|MB|GB|TB|B)"
 _UNITS = {
     "bytes": 1,
     "b": 1,
