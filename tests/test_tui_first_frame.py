@@ -148,9 +148,27 @@ def test_text_that_does_not_need_the_cjk_patterns_wraps_as_without_them(text: st
     assert _tokens(chunk, text) == _tokens(PLAIN_CHUNK, text)
 
 
+_MIXED = st.text(st.sampled_from([*"ab .-/'0", " ", "\n", "…", "（", "）", "，", "显", "存", "█", "é", "—"]), max_size=12)
+
+
+@given(_MIXED)
+def test_the_patterns_are_only_skipped_where_they_change_nothing(text: str) -> None:
+    """Text with an ellipsis, box drawing or accents but no break the patterns add (a shortened
+    log line ending in ``…``) is drawn before they are compiled, and wraps the same."""
+    if not cjk.needed(text):
+        word, chunk = cjk.patterns()
+        assert _tokens(word, text) == _tokens(PLAIN_WORD, text)
+        assert _tokens(chunk, text) == _tokens(PLAIN_CHUNK, text)
+
+
+def test_a_shortened_english_line_does_not_need_them() -> None:
+    assert not cjk.needed("Of the allocated memory 137.05 GiB is allocated by PyTorch, and 311.48 MiB is reserved …")
+    assert not cjk.needed("█████▌     | 27/67 [00:02<00:03] … done")
+
+
 def test_text_that_needs_them_does_wrap_otherwise() -> None:
     word, _ = cjk.patterns()
-    for text in ("显存不够", "a（b", "日志.log"):
+    for text in ("显存不够", "a（b", "日志.log", "abc…def"):
         assert cjk.needed(text)
         assert _tokens(word, text) != _tokens(PLAIN_WORD, text), text
 

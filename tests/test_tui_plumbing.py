@@ -230,3 +230,47 @@ def test_the_knowledge_base_loads_in_a_worker_after_the_demo_diagnosis(
     # Keeping the walk when the diagnosis arrives must not load it on the screen's thread.
     assert loads == [False], "loaded once, by a worker thread"
     assert any(Path(p).name.startswith("walk-") for p in state.iterdir())
+
+
+def test_the_demo_diagnosis_is_drawn_before_the_keeper_and_the_cjk_patterns(
+        state: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neither is needed to draw an English diagnosis of an English log: both wait until it is on
+    the screen, and the walk is saved then."""
+    from oomwizard.tui import cjk
+    from oomwizard.tui.screens import diagnosis as diagnosis_screen
+
+    seen: list[tuple[object, int]] = []
+    real = diagnosis_screen.DiagnosisScreen._show
+
+    def spy(self: diagnosis_screen.DiagnosisScreen, diag: object) -> None:
+        seen.append((self.app.keeper, cjk.patterns.cache_info().currsize))
+        real(self, diag)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(diagnosis_screen.DiagnosisScreen, "_show", spy)
+    cjk.patterns.cache_clear()
+    app = WizardApp(LaunchOptions(demo=True, keep_state=True, lang="en"), sources=default_sources(), environ={})
+
+    async def walk() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            assert "OOM while warming up the sampler" in screen_text(app)
+
+    run_async(walk)()
+    assert seen == [(None, 0)]
+    assert app.keeper is not None and cjk.patterns.cache_info().currsize == 1
+    assert any(Path(p).name.startswith("walk-") for p in state.iterdir())
+
+
+def test_a_diagnosis_with_chinese_text_gets_the_cjk_patterns_before_it_is_drawn() -> None:
+    from oomwizard.logs.diagnose import diagnose_text
+    from oomwizard.tui.reading import _shows_cjk
+
+    def titles(sid: str) -> None:
+        return None
+
+    english = diagnose_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+                            "capacity of 23.57 GiB of which 1.10 GiB is free.\n", "vllm.log")
+    assert english.matches and not _shows_cjk(english, "en", titles)
+    chinese = diagnose_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB（显存不足）. GPU 0 "
+                            "has a total capacity of 23.57 GiB of which 1.10 GiB is free.\n", "vllm.log")
+    assert chinese.matches and _shows_cjk(chinese, "en", titles)

@@ -242,32 +242,40 @@ class WizardApp(WalkKeeping, LogReading, AppActions, ClipboardSending, App[Outco
         return ", ".join(Path(p).name for p in paths)
 
     def _after_first_frame(self) -> None:
-        """Work starts once the first screen is on the terminal: the walk's keeper (it reads the
-        saved walks; the last unfinished one is looked for in a worker), then a log given is read
-        (its diagnosis is on the screen), then the knowledge base loads and the machine is detected.
+        """Work starts once the first screen is on the terminal. A log given is read first (its
+        diagnosis is on the screen); the walk's keeper (it reads the log's ends and the saved walks,
+        and imports the engine) and the CJK line-breaking patterns (:mod:`.cjk`) wait until that is
+        drawn, unless the diagnosis shows CJK text; then the knowledge base loads and the machine is
+        detected (``_background``). Without a log the keeper is made at once and the last
+        unfinished walk is looked for in a worker.
 
         Until the diagnosis is drawn, what the first frame made (Textual, the app, its screen) is
         frozen out of the garbage collector's passes, which the engine's imports and the diagnosis
         would otherwise run over it again and again (a third of their time); ``_background``
         gives it back."""
         gc.freeze()
-        cjk.enable()  # before anything else is drawn: detection, a log or a paste may bring CJK text
-        if self.opts.keep_state:
-            from ..bundle.resume import Keeper
-
-            self.keeper = Keeper(self.opts)
-            if not (self.opts.logs or self.opts.demo or self.opts.resume or self.opts.replay):
-                self.in_thread(self.keeper.store.latest_unfinished, self._resumable_found, lambda _e: None, "resumable")
         logs = self.opts.effective_logs()
         if logs:
             self._then_background = True
             self.read_logs(logs)
-        elif self.opts.resume_screen in ("question", "leaf"):  # a resumed walk without a log
+            return
+        cjk.enable()  # before anything else is drawn: detection or a paste may bring CJK text
+        self._make_keeper()
+        if self.opts.resume_screen in ("question", "leaf"):  # a resumed walk without a log
             self.prefill()
             self.opts.resume_screen = None
             self.open_questions()
         else:
             self._background()
+
+    def _make_keeper(self) -> None:
+        if self.keeper is not None or not self.opts.keep_state:
+            return
+        from ..bundle.resume import Keeper
+
+        self.keeper = Keeper(self.opts)
+        if not (self.opts.logs or self.opts.demo or self.opts.resume or self.opts.replay):
+            self.in_thread(self.keeper.store.latest_unfinished, self._resumable_found, lambda _e: None, "resumable")
 
     def _resumable_found(self, walk: Any) -> None:
         if walk is not None:
@@ -276,6 +284,10 @@ class WizardApp(WalkKeeping, LogReading, AppActions, ClipboardSending, App[Outco
 
     def _background(self) -> None:
         gc.unfreeze()  # frozen in _after_first_frame for the first diagnosis
+        cjk.enable()
+        if self._then_background:  # the first log's diagnosis is drawn: the walk is kept from here
+            self._make_keeper()
+            self.keep()
         self._then_background = False
         if self._kb_loaded is None:
             self.run_worker(self._load_kb, thread=True, group="kb", exit_on_error=False)

@@ -9,7 +9,8 @@ replaced, and nothing happens if those internals ever move.
 
 Compiling the two patterns takes about 10 ms (``re`` expands every CJK range code point by code
 point), so the wizard does it before its first frame only where that frame can show such text
-(:func:`needed`), and otherwise right after it.
+(:func:`needed`), and otherwise before it draws something that needs it (a log's diagnosis) or
+once the first diagnosis is drawn.
 """
 
 from __future__ import annotations
@@ -36,10 +37,31 @@ def patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     return re.compile(rf"\s*{_WORD}\s*"), re.compile(rf"{_WORD}\s*|\s+")
 
 
+_RANGES = tuple((ord(a), ord(b)) for a, b in re.findall(r"(.)-(.)", CJK))
+_OPEN = frozenset(OPEN)
+_CLOSE = frozenset(CLOSE)
+
+
+def _is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return any(lo <= o <= hi for lo, hi in _RANGES)
+
+
 def needed(text: str) -> bool:
-    """Whether ``text`` can wrap differently once :func:`enable` ran (it has ``…``, a CJK character
-    or CJK punctuation, or another character above them)."""
-    return max(text, default=" ") >= FIRST
+    """Whether ``text`` can wrap differently once :func:`enable` ran: it holds a CJK character or
+    opening punctuation, or closing punctuation with a word right after it (``abc…def`` breaks after
+    ``…``; a trailing ``…`` of a shortened line sticks to its word either way). Read character by
+    character, without the patterns, so that asking costs nothing like compiling them."""
+    if max(text, default=" ") < FIRST:
+        return False
+    for i, ch in enumerate(text):
+        if ch < FIRST:
+            continue
+        if ch in _OPEN or _is_cjk(ch):
+            return True
+        if ch in _CLOSE and i + 1 < len(text) and not text[i + 1].isspace() and text[i + 1] not in _CLOSE:
+            return True
+    return False
 
 
 def enable() -> bool:

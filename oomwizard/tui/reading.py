@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..frontend.inputs import InputProblem, MachineResult
 from ..i18n import ui
+from . import cjk
 from .background import abandonable
 from .messages import FactsChanged, LogRead, MachineDetected
 from .view import LogState, MachineState
@@ -60,6 +61,7 @@ class LogReading(_Base):
         def _background(self) -> None: ...
         def _names(self, paths: list[str]) -> str: ...
         def choose_scenario(self, scenario: str | None) -> None: ...
+        def scenario_text(self, sid: str) -> tuple[Any, Any] | None: ...
         def open_questions(self) -> None: ...
         def leave_diagnosis(self) -> None: ...
 
@@ -189,6 +191,8 @@ class LogReading(_Base):
         if self.opts.scenario:
             self.choose_scenario(self.opts.scenario)
             self.opts.scenario = None
+        if _shows_cjk(diag, self.lang, self.scenario_text):
+            cjk.enable()  # before the diagnosis is drawn (otherwise once it is: ``_background``)
         self.tell(LogRead, FactsChanged)
         screen, self.opts.resume_screen = self.opts.resume_screen, None
         if screen in ("question", "leaf"):
@@ -204,6 +208,7 @@ class LogReading(_Base):
         from .screens.diagnosis import DiagnosisScreen
 
         error = " ".join(clean_text(error).split())  # it may quote the file name or its content
+        cjk.enable()
         self.log_state = LogState("failed", self.log_state.what, None, error)
         self._rebuild_facts()
         if isinstance(self.screen, DiagnosisScreen):
@@ -222,3 +227,18 @@ class LogReading(_Base):
         self.start_machine()
         self.read_logs(self.opts.effective_logs())
 
+
+def _shows_cjk(diag: Diagnosis, lang: str, scenario_text: Callable[[str], Any]) -> bool:
+    """Whether the diagnosis screen would draw text that wraps differently with :mod:`.cjk`'s
+    patterns: the inputs, each match's title, summary, reasons and evidence, the warnings and the
+    facts."""
+    texts: list[str] = list(diag.inputs)
+    for m in diag.matches:
+        sc = scenario_text(m.scenario)
+        if sc is not None:
+            texts += [sc[0](lang), sc[1](lang)]
+        texts += [r(lang) for r in m.reasons]
+        texts += [e.text for e in m.evidence]
+    texts += [w(lang) for w in diag.warnings]
+    texts += [f"{f.value} {f.source}" for f in diag.facts]
+    return any(cjk.needed(t) for t in texts)
