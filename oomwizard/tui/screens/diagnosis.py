@@ -93,6 +93,7 @@ class DiagnosisScreen(WizardScreen):
             yield Static(Content(self.t("tui.diag.scenarios")), classes="section")
             yield ContinueList(id="scenarios")
             yield Vertical(id="diag-detail")
+            yield Static(id="diag-facts-head")
             yield Static(id="diag-facts")
             yield Static(id="diag-warnings")
         yield WizardFooter()
@@ -167,7 +168,9 @@ class DiagnosisScreen(WizardScreen):
         # The list sits below the inputs line: focusing it must not scroll the top of the diagnosis away.
         options.focus(scroll_visible=False)
         self._detail(diag.matches[options.highlighted or 0] if diag.matches else None)
-        self.query_one("#diag-facts", Static).update(self._facts_content(diag))
+        head, body = self._facts_content(diag)
+        self.query_one("#diag-facts-head", Static).update(head)
+        self.query_one("#diag-facts", Static).update(body)
         warnings = hanging_grid(4)
         for w in diag.warnings:
             warnings.add_row("  ! ", Text(one_line(w(self.wizard.lang))))
@@ -204,22 +207,24 @@ class DiagnosisScreen(WizardScreen):
             detail.remove_children()
             detail.mount(*widgets)
 
-    def _facts_content(self, diag: Diagnosis) -> Group | Content:
+    def _facts_content(self, diag: Diagnosis) -> tuple[Content, Content]:
+        """The heading and one line per fact (``Title: value  where``); the body's left padding
+        keeps a wrapped line under its text. Plain text wrapped by Textual, not a table: a table
+        is measured and rendered again for every layout pass, the largest cost of drawing the
+        diagnosis."""
         lang = self.wizard.lang
         rows = [f for f in diag.facts if f.name not in ("diagnosis",)]
         if not rows:
-            return Content("")
-        grid = hanging_grid(2)
-        for f in rows:
-            grid.add_row(
-                "  ",
-                Text.assemble(
-                    f"{fact_title(f.name, lang)}{colon(lang)}",
-                    (one_line(format_value(f.name, f.value, lang)), "bold"),
-                    (f"  {one_line(fact_where(f))}", "dim"),
-                ),
+            return Content(""), Content("")
+        lines = [
+            Content.assemble(
+                f"{fact_title(f.name, lang)}{colon(lang)}",
+                (one_line(format_value(f.name, f.value, lang)), "bold"),
+                (f"  {one_line(fact_where(f))}", "dim"),
             )
-        return Group(Text(self.t("tui.diag.log_facts"), style="bold"), grid)
+            for f in rows
+        ]
+        return Content.styled(self.t("tui.diag.log_facts"), "bold"), Content("\n").join(lines)
 
     @on(OptionList.OptionHighlighted, "#scenarios")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
