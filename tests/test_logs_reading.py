@@ -11,7 +11,7 @@ from logkit import LOGS
 from oomwizard.logs.args import find_command, parse_dict_repr, parse_engine_config, parse_namespace, serve_command
 from oomwizard.logs.clean import clean
 from oomwizard.logs.collect import scanner
-from oomwizard.logs.diagnose import diagnose_paths
+from oomwizard.logs.diagnose import diagnose_paths, diagnose_text
 from oomwizard.logs.lines import Joiner
 from oomwizard.logs.reader import GAP, ReadStats, read_lines, text_source
 from oomwizard.logs.scan import ENGINES
@@ -114,6 +114,35 @@ def test_joiner_does_not_join_separate_lines() -> None:
         out.extend(j.feed(n, ln))
     out.extend(j.flush())
     assert len(out) == len(lines)
+
+
+def _joined(lines: list[str]) -> list[str]:
+    j = Joiner()
+    out = []
+    for n, ln in enumerate(lines, 1):
+        out.extend(j.feed(n, ln))
+    out.extend(j.flush())
+    return [lg.text for lg in out]
+
+
+def test_an_exception_broken_at_a_word_is_one_message_again() -> None:
+    lines = ["ValueError: Free memory on device cuda:0 (7.52/23.64 GiB) on startup",
+             "is less than desired GPU memory utilization (0.9, 21.28 GiB). Decrease GPU memory utilization"]
+    assert _joined(lines) == [" ".join(lines)]
+    d = diagnose_text("\n".join(lines) + "\n", "vllm.log")
+    assert d.matches and d.matches[0].scenario == "insufficient-free-memory-at-startup"
+    assert d.facts.value("startup_free_gib") == 7.52
+    assert [e.line for e in d.matches[0].evidence] == [1]
+
+
+@pytest.mark.parametrize("lines", [
+    ["ValueError: Free memory on device cuda:0 (7.52/23.64 GiB) on startup.", "is a sentence of its own"],
+    ["INFO 10-14 09:14:40 [core.py:1] loading the model", "weights from disk"],
+    ["RuntimeError: CUDA error: out of memory", "CUDA kernel errors might be asynchronously reported"],
+    ["ValueError: Free memory on device cuda:0 (7.52/23.64 GiB) on startup", "  File \"/a.py\", line 1, in f"],
+], ids=["closed-sentence", "not-an-exception", "capital-next", "a-frame-next"])
+def test_other_short_lines_stay_apart(lines: list[str]) -> None:
+    assert len(_joined(lines)) == len(lines)
 
 
 def test_non_default_args_and_serve_command() -> None:

@@ -7,10 +7,15 @@ as wide as the wrap width this input has shown (the most common length among lon
 before that is known, between 72 and 260 characters. Blank lines in between (some pastes double
 every line) are skipped. The joined line remembers where each piece came from, so evidence still
 points at the line of the original input where the match starts.
+
+An exception's message broken at a space by hand or by an editor, shorter than any terminal
+wrap, is joined too (with the space back) when the line before is an exception whose sentence is
+still open and the next goes on with a lower-case word.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
@@ -61,6 +66,18 @@ class Logical:
         return out if len(out) <= width else out[: width - 1] + "…"
 
 
+_EXCEPTION_HEAD_RE = re.compile(r"^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S.*[\w)]$")
+_LOWER_START_RE = re.compile(r"^[a-z][a-z]*\s")
+
+
+def _cut_at_a_word(p: Logical, c: Clean) -> bool:
+    """An exception's message broken by hand or by an editor at a space, shorter than any
+    terminal wrap: the line is an exception and its message a sentence still open (no closing
+    punctuation), and the next line goes on with a lower-case word, e.g. ``ValueError: Free memory
+    on device cuda:0 (30.12/31.84 GiB) on startup`` / ``is less than desired GPU memory …``."""
+    return not p.starts and _LOWER_START_RE.match(c.text) is not None and _EXCEPTION_HEAD_RE.match(p.text) is not None
+
+
 class Joiner:
     """Feeds physical lines, yields logical ones."""
 
@@ -104,8 +121,13 @@ class Joiner:
             return  # blank lines neither start nor end a message (some pastes double every line)
         width = len(c.shown)
         p = self.pending
-        if (p is not None and not c.fresh and self._looks_cut() and len(p.text) < MAX_JOINED
-                and len(p.starts) < MAX_PIECES):
+        cut = p is not None and not c.fresh and self._looks_cut()
+        at_word = (p is not None and not c.fresh and not cut and self.last_width < MIN_WRAP
+                   and _cut_at_a_word(p, c))
+        if p is not None and (cut or at_word) and len(p.text) < MAX_JOINED and len(p.starts) < MAX_PIECES:
+            if at_word:  # the line break stood for a space
+                p.text += " "
+                p.shown += " "
             p.starts.append(len(p.text))
             p.lines.append(line_no)
             p.shown_starts.append(len(p.shown))
