@@ -111,7 +111,12 @@ ACT_BYTES_PER_TOKEN_FACTOR = 1.0
 NON_TORCH_TP1 = int(0.25 * GIB)
 NON_TORCH_TP = int(0.9 * GIB)
 """Non-torch memory of a start (CUDA context growth, cuBLAS/NCCL workspaces; custom all-reduce buffers
-when TP > 1); medians of the tuning cases."""
+when TP > 1): typical figures, not fitted. Single-GPU starts in the benchmark's logs measured 0.35 GiB
+(RTX 3090, 0.6.4, context included) and 0.03 GiB (RTX 4060, 0.7.3); the one TP 2 start among them
+(L40S over PCIe, 0.7.1, whose baseline is taken before NCCL is set up: ``Worker.init_device``,
+``vllm/worker/worker.py`` @0.7.1) measured 0.30 GiB, below the 0.9 GiB used for TP > 1 (its budget
+is 5.3 % low for that). One PCIe start does not set a figure for NVLink and NVSwitch machines, whose
+NCCL transports allocate differently, so the figure is kept and said to be typical."""
 
 
 def non_torch_counts(release: Version | None) -> str:
