@@ -105,6 +105,34 @@ def test_a_cut_at_initialize_kv_caches_points_at_profiling_unless_allocation_beg
     assert top.scenario in ("insufficient-free-memory-at-startup", "no-kv-cache-memory")  # allocation, not profiling
 
 
+KV_CHECK = [f'{EC}  File "{SITE}/v1/engine/core.py", line 199, in _initialize_kv_caches',
+            f"{EC}    kv_cache_configs = get_kv_cache_configs(vllm_config, kv_cache_specs,",
+            f'{EC}  File "{SITE}/v1/core/kv_cache_utils.py", line 1243, in get_kv_cache_configs',
+            f"{EC}    check_enough_kv_cache_memory(vllm_config, kv_cache_spec_one_worker,"]
+KV_LINE = "(EngineCore_DP0 pid=290) INFO 10-20 09:02:10 [gpu_worker.py:298] Available KV cache memory: {} GiB"
+
+
+def test_a_cut_inside_the_kv_cache_size_check_is_one_of_its_two_messages() -> None:
+    d = diagnose_text("\n".join([*START, KV_LINE.format("2.13"), *HEAD, *KV_CHECK]) + "\n", "vllm.log")
+    assert [m.scenario for m in d.matches[:2]] == ["kv-cache-too-small", "no-kv-cache-memory"]
+    assert all(m.score < CONFIDENT for m in d.matches)
+    assert "check_enough_kv_cache_memory" in d.matches[0].reasons[0].en
+    # nothing left for the KV cache: the check's other message (a negative figure is a claim of its own)
+    d = diagnose_text("\n".join([*START, KV_LINE.format("0.00"), *HEAD, *KV_CHECK]) + "\n", "vllm.log")
+    assert [m.scenario for m in d.matches] == ["no-kv-cache-memory"] and d.matches[0].score < CONFIDENT
+    assert "0.0 GiB left for it" in d.matches[0].reasons[0].en
+
+
+def test_a_cut_inside_initialize_from_config_is_past_profiling_and_the_size_check() -> None:
+    frames = [f'{EC}  File "{SITE}/v1/engine/core.py", line 212, in _initialize_kv_caches',
+              f"{EC}    self.model_executor.initialize_from_config(kv_cache_configs)"]
+    d = diagnose_text("\n".join([*START, *HEAD, *frames]) + "\n", "vllm.log")
+    ids = [m.scenario for m in d.matches]
+    assert ids[:3] == ["insufficient-free-memory-at-startup", "cudagraph-capture", "sampler-warmup"], ids
+    assert "profile-run-oom" not in ids and "no-kv-cache-memory" not in ids
+    assert all(m.score < CONFIDENT for m in d.matches)
+
+
 _WORKER = "(VllmWorker rank=1 pid=106) ERROR 04-29 01:10:12 [multiproc_executor.py:470] "
 _SITE = "/usr/local/lib/python3.12/dist-packages/vllm"
 _FORWARD = "".join(f'{_WORKER}  File "{_SITE}/{path}", line 10, in {func}\n{_WORKER}    return entry.runnable(*args)\n'

@@ -148,3 +148,20 @@ def test_an_error_placed_after_kv_sizing_by_the_marks_alone_ranks_graph_capture_
         assert set(top3[:2]) == {"cudagraph-capture", "insufficient-free-memory-at-startup"}
     else:  # graph capture still follows the allocation, below it; not at all with graphs off
         assert ("cudagraph-capture" in top3) == ("enforce_eager" not in extra), top3
+
+
+@pytest.mark.parametrize(("flag", "expect"), [
+    ("unused_one", "no rule of refinements.yaml reads flag_unused_one"),
+    ("kv_check", "'kv_check' is defined twice"),
+])
+def test_a_frame_flag_is_defined_once_and_read_by_a_rule(tmp_path: Path, flag: str, expect: str) -> None:
+    """frames.yaml is the one list of flags: one that no refinement reads would do nothing."""
+    root = _copy(tmp_path)
+    frames = root / "decision_trees" / "diagnosis" / "frames.yaml"
+    text = frames.read_text(encoding="utf-8")
+    anchor = "- flag: custom_allreduce\n"
+    line = text[:text.index(anchor)].count("\n") + 1
+    frames.write_text(text.replace(anchor, f"- flag: {flag}\n  func:\n    pattern: '^nothing$'\n{anchor}", 1),
+                      encoding="utf-8")
+    found = [p for p in lint(root, KB_CHECKS) if expect in p.message]
+    assert [(p.file, p.line) for p in found] == [("decision_trees/diagnosis/frames.yaml", line)]

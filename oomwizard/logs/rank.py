@@ -27,7 +27,6 @@ from .mechanisms import numbers_of
 from .model import Evidence, Match
 from .refine import Candidate, Env, evaluate, sleep_line
 from .refine_rules import MECHANISMS
-from .rules import FLAGS
 from .rules import rules as _rules
 from .signatures import (
     CONFIDENT,
@@ -141,7 +140,7 @@ def _env(f: Failure, ctx: Context, flags: set[str], by_frames: str | None) -> En
     model = ctx.facts.get("model")
     arch = ctx.facts.get("model_arch")
     names = f"{model.value if model else ''} {arch.value if arch else ''}"
-    values: dict[str, Any] = {f"flag_{name}": name in flags for name in FLAGS}
+    values: dict[str, Any] = {f"flag_{f.name}": f.name in flags for f in FRAME_FLAGS}
     values.update(_oom_values(f))
     values.update({
         "vllm_version": ctx.version, "message": f.signature.id if f.signature else None, "frames_phase": by_frames,

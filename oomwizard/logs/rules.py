@@ -18,11 +18,11 @@ from ..kb.yamlsrc import KBError, LDict, LList, Problem
 from .message_facts import read_fact_examples, read_facts
 from .refine_rules import load_refinements
 from .rules_messages import check_plain_words, load_messages
-from .rules_model import FLAGS, SLEEP_STATES, Example, FrameFlag, FramePhase, Rules, Signature
+from .rules_model import SLEEP_STATES, Example, FrameFlag, FramePhase, Rules, Signature
 from .rules_named import load_named_in_words
 from .rules_read import _int, _Reader, _score, expand, phrase
 
-__all__ = ["FILES", "FLAGS", "Example", "FrameFlag", "FramePhase", "Rules", "Signature", "expand", "load_rules",
+__all__ = ["FILES", "Example", "FrameFlag", "FramePhase", "Rules", "Signature", "expand", "load_rules",
            "phrase", "rules", "rules_dir"]
 
 FILES = ("tiers.yaml", "messages.yaml", "frames.yaml", "timeline.yaml", "numbers.yaml", "refinements.yaml")
@@ -72,9 +72,10 @@ def _frames(r: _Reader, rules: Rules, doc: LDict) -> None:
         line = items.line_of(i)
         if not r.keys(d, line, {"flag", "func", "path", "code", "note"}, {"flag"}, "flags"):
             continue
-        if d["flag"] not in FLAGS:
-            r.err(d.line_of("flag"), f"flags: unknown flag {d['flag']!r} (one of {', '.join(sorted(FLAGS))})")
+        if d["flag"] in rules.flag_lines:
+            r.err(d.line_of("flag"), f"flags: {d['flag']!r} is defined twice")
             continue
+        rules.flag_lines[str(d["flag"])] = (r.file, d.line_of("flag"))
         opt = {k: r.regex(d[k], d.line_of(k), f"flags {d['flag']}.{k}") if d.get(k) is not None else None
                for k in ("func", "path", "code")}
         flags.append(FrameFlag(str(d["flag"]), opt["func"], opt["path"], opt["code"]))
@@ -218,7 +219,14 @@ def _startup_numbers(r: _Reader, rules: Rules, doc: LDict) -> None:
 
 def _refinements(r: _Reader, rules: Rules, doc: LDict) -> None:
     found: list[tuple[str, str, str, int]] = []
-    rules.refinements = load_refinements(r, rules.tiers, doc, FLAGS, FAILURE_PHASES, found)
+    flags = frozenset(rules.flag_lines)
+    rules.refinements = load_refinements(r, rules.tiers, doc, flags, FAILURE_PHASES, found)
+    read = {n for group in rules.refinements.groups.values() for rule in group if rule.when is not None
+            for n in rule.when.names()}
+    for name in sorted(flags - {n.removeprefix("flag_") for n in read}):
+        file, line = rules.flag_lines[name]
+        r.problems.append(Problem(file, line, f"flags: no rule of refinements.yaml reads flag_{name} (a flag nobody "
+                                              "reads does nothing)"))
     for rule, scenario, text, line in found:
         rules.examples.append(Example(rule, scenario, text, r.file, line))
     for rule, _scenario, line in rules.refinements.scenarios:

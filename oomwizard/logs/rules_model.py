@@ -14,11 +14,8 @@ from ..i18n import Text
 from .message_facts import MessageFact
 from .refine_rules import Refinements
 
-__all__ = ["FLAGS", "SLEEP_STATES", "Example", "FrameFlag", "FramePhase", "Rules", "Signature"]
+__all__ = ["SLEEP_STATES", "Example", "FrameFlag", "FramePhase", "Rules", "Signature"]
 
-FLAGS = frozenset({"lora", "spec_decode", "sort", "mrv2", "mm_encoder", "custom_allreduce", "deep_gemm",
-                   "flashinfer", "sleep_wake"})
-"""The frame flags the ranking reads; a flag nobody reads would be a rule that does nothing."""
 SLEEP_STATES = ("asleep", "awake")
 
 
@@ -106,6 +103,8 @@ class Rules:
     gpu_oom_facts: tuple[MessageFact, ...] = ()
     frame_phases: tuple[FramePhase, ...] = ()
     frame_flags: tuple[FrameFlag, ...] = ()
+    flag_lines: dict[str, tuple[str, int]] = field(default_factory=dict)
+    """Where each frame flag is defined (file, line): a flag no refinement reads is reported there."""
     cut_phases: tuple[tuple[str, str, frozenset[str]], ...] = ()
     warmup_raisers: frozenset[str] = frozenset()
     engine_code: re.Pattern[str] | None = None
