@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kbkit import walk_to
+
 from oomwizard.logs.diagnose import diagnose_paths, diagnose_text
 from oomwizard.logs.signatures import CONFIDENT
 
@@ -131,6 +133,8 @@ def test_a_cut_inside_initialize_from_config_is_past_profiling_and_the_size_chec
     assert ids[:3] == ["insufficient-free-memory-at-startup", "cudagraph-capture", "sampler-warmup"], ids
     assert "profile-run-oom" not in ids and "no-kv-cache-memory" not in ids
     assert all(m.score < CONFIDENT for m in d.matches)
+    # the walk the wizard starts from this log suggests the same step, not "no memory left"
+    assert walk_to(d.facts).leaf.id == "insufficient-free-memory-at-startup"
 
 
 _WORKER = "(VllmWorker rank=1 pid=106) ERROR 04-29 01:10:12 [multiproc_executor.py:470] "
