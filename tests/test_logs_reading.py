@@ -140,9 +140,11 @@ def test_an_exception_broken_at_a_word_is_one_message_again() -> None:
     ["INFO 10-14 09:14:40 [core.py:1] loading the model", "weights from disk"],
     ["RuntimeError: CUDA error: out of memory", "CUDA kernel errors might be asynchronously reported"],
     ["ValueError: Free memory on device cuda:0 (7.52/23.64 GiB) on startup", "  File \"/a.py\", line 1, in f"],
-], ids=["closed-sentence", "not-an-exception", "capital-next", "a-frame-next"])
+    ["RuntimeError: CUDA error: out of memory", "terminate called after throwing an instance of 'c10::Error'"],
+    ["ValueError: bad value 3", "", "next thing happened"],
+], ids=["closed-sentence", "not-an-exception", "capital-next", "a-frame-next", "cpp-abort-next", "blank-between"])
 def test_other_short_lines_stay_apart(lines: list[str]) -> None:
-    assert len(_joined(lines)) == len(lines)
+    assert len(_joined(lines)) == len([ln for ln in lines if ln])
 
 
 def test_non_default_args_and_serve_command() -> None:

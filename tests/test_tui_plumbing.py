@@ -274,3 +274,93 @@ def test_a_diagnosis_with_chinese_text_gets_the_cjk_patterns_before_it_is_drawn(
     chinese = diagnose_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB（显存不足）. GPU 0 "
                             "has a total capacity of 23.57 GiB of which 1.10 GiB is free.\n", "vllm.log")
     assert chinese.matches and _shows_cjk(chinese, "en", titles)
+
+
+def _slow_first_read(gate: threading.Event, slow: Path):  # type: ignore[no-untyped-def]
+    import dataclasses
+
+    real = default_sources()
+
+    def paths(ps: list[str], progress: object = None):  # type: ignore[no-untyped-def]
+        if ps == [str(slow)]:
+            gate.wait(20)
+        return real.diagnose_paths(ps, progress)  # type: ignore[arg-type]
+
+    return dataclasses.replace(real, diagnose_paths=paths)
+
+
+def test_a_log_opened_while_the_first_is_still_read_is_the_one_the_walk_is_kept_for(
+        state: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "first.log", tmp_path / "second.log"
+    for p in (first, second):
+        p.write_bytes(DEMO_LOG.read_bytes())
+    gate = threading.Event()
+    app = WizardApp(LaunchOptions(logs=[str(first)], keep_state=True, lang="en"),
+                    sources=_slow_first_read(gate, first), environ={})
+
+    async def walk() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: app._read_count == 1, "the first read begun", workers=False)
+            app.read_logs([str(second)])  # as the welcome screen's "open a log" does
+            await until(pilot, lambda: app.keeper is not None, "the walk kept", workers=False)
+            gate.set()
+
+    run_async(walk)()
+    assert app.keeper.walk.logs == [str(second)]
+
+
+def test_a_pasted_log_read_first_is_not_kept(state: Path, tmp_path: Path) -> None:
+    first = tmp_path / "first.log"
+    first.write_bytes(DEMO_LOG.read_bytes())
+    gate = threading.Event()
+    app = WizardApp(LaunchOptions(logs=[str(first)], keep_state=True, lang="en"),
+                    sources=_slow_first_read(gate, first), environ={})
+
+    async def walk() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: app._read_count == 1, "the first read begun", workers=False)
+            app.read_pasted(DEMO_LOG.read_text(encoding="utf-8"))
+            await until(pilot, lambda: app.log_state.status == "done" and app.machine.status != "idle", "diagnosis",
+                        workers=False)
+            gate.set()
+
+    run_async(walk)()
+    assert app.keeper is None
+    assert not state.exists() or not any(p.name.startswith("walk-") for p in state.iterdir())
+
+
+def test_a_walk_begun_before_the_first_diagnosis_is_saved(state: Path, tmp_path: Path) -> None:
+    first = tmp_path / "first.log"
+    first.write_bytes(DEMO_LOG.read_bytes())
+    gate = threading.Event()
+    app = WizardApp(LaunchOptions(logs=[str(first)], keep_state=True, lang="en"),
+                    sources=_slow_first_read(gate, first), environ={})
+
+    async def walk() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: app._read_count == 1, "the first read begun", workers=False)
+            app.keep()  # what an answer, a correction or a change of screen does
+            gate.set()
+
+    run_async(walk)()
+    assert app.keeper is not None and app.keeper.walk.logs == [str(first)]
+    assert any(p.name.startswith("walk-") for p in state.iterdir())
+
+
+def test_every_screen_but_the_diagnosis_gets_the_cjk_patterns(state: Path) -> None:
+    from oomwizard.tui import cjk
+
+    app = WizardApp(LaunchOptions(demo=True, lang="en"), sources=default_sources(), environ={})
+    gate = threading.Event()
+    app.sources = _slow_first_read(gate, DEMO_LOG)
+
+    async def walk() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: app._read_count == 1, "the first read begun", workers=False)
+            cjk.patterns.cache_clear()
+            app.push_screen(FactsScreen())
+            await pilot.pause()
+            assert cjk.patterns.cache_info().currsize == 1
+            gate.set()
+
+    run_async(walk)()

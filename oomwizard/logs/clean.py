@@ -98,7 +98,7 @@ _FRESH_RE = re.compile(
     r"^(?:Traceback \(most|File \"|During handling of|The above exception|"
     r"[A-Za-z_][\w.]*(?:Error|Exception|Warning|Interrupt|Exit)\b|"
     r"(?:INFO|DEBUG|WARNING|ERROR|CRITICAL)\b|\[rank\d|\s{2,}|\^+\s*$|~*\^+|"
-    r"Loading |Capturing |Killed\b|\$ |\+ |#|Process |Collecting |</?(?:details|summary|pre|code|br|p|div)\b|"
+    r"Loading |Capturing |Killed\b|terminate called\b|\$ |\+ |#|Process |Collecting |</?(?:details|summary|pre|code|br|p|div)\b|"
     r"[A-Z][\w ./()-]{0,40}:\s|[A-Z_][A-Z0-9_]*=\S|[\w.-]+==\d)"
 )
 

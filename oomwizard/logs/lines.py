@@ -88,6 +88,7 @@ class Joiner:
         self.widths: Counter[int] = Counter()
         self.long_lines = 0
         self.wrap_width: int | None = None
+        self.blank_before = False
 
     def _learn(self, width: int) -> None:
         if width < MIN_WRAP:
@@ -118,12 +119,15 @@ class Joiner:
             yield from self.flush()  # the end of a code block ends whatever it held
             return
         if not c.text.strip():
+            self.blank_before = True
             return  # blank lines neither start nor end a message (some pastes double every line)
         width = len(c.shown)
         p = self.pending
         cut = p is not None and not c.fresh and self._looks_cut()
-        at_word = (p is not None and not c.fresh and not cut and self.last_width < MIN_WRAP
-                   and _cut_at_a_word(p, c))
+        # a break by hand is read as one only with nothing between (prose after a blank line is not it)
+        at_word = (p is not None and not c.fresh and not cut and not self.blank_before
+                   and self.last_width < MIN_WRAP and _cut_at_a_word(p, c))
+        self.blank_before = False
         if p is not None and (cut or at_word) and len(p.text) < MAX_JOINED and len(p.starts) < MAX_PIECES:
             if at_word:  # the line break stood for a space
                 p.text += " "

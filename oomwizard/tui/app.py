@@ -109,7 +109,13 @@ class WizardApp(WalkKeeping, LogReading, AppActions, ClipboardSending, App[Outco
         self.user_facts.update(opts.overrides)
         self.keeper: Any = None
         """Saves the walk after every change, for ``--resume`` (see :mod:`oomwizard.bundle.resume`);
-        made after the first frame (it reads the log's ends and the saved walks)."""
+        made after the first frame (it reads the log's ends and the saved walks), with a log once
+        its diagnosis is drawn or something is to be saved before that."""
+        self._keeper_logs: list[str] | None = None
+        """The logs the walk follows when they changed before the keeper was made."""
+        self._keeper_dropped = False
+        """A pasted log's walk is not kept (it cannot be read again)."""
+        self._first_frame_drawn = False
         self.resumable: Any = None
         """The last unfinished walk, offered on the welcome screen (looked for after the first frame)."""
         self.outcome = Outcome()
@@ -203,12 +209,19 @@ class WizardApp(WalkKeeping, LogReading, AppActions, ClipboardSending, App[Outco
     # --- screens ------------------------------------------------------------------------------
 
     def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
-        add_screen_styles(self.stylesheet, screen)
+        self._prepare(screen)
         return super().push_screen(screen, *args, **kwargs)
 
     def switch_screen(self, screen: Any) -> Any:
-        add_screen_styles(self.stylesheet, screen)
+        self._prepare(screen)
         return super().switch_screen(screen)
+
+    def _prepare(self, screen: Any) -> None:
+        """A screen's styles, and the CJK line breaking for every screen but the diagnosis (which
+        asks :func:`.reading._shows_cjk`): questions, facts, a paste or a leaf may hold such text."""
+        add_screen_styles(self.stylesheet, screen)
+        if self._first_frame_drawn and getattr(screen, "KIND", "") != "diagnosis":
+            cjk.enable()  # (the first screen is decided in __init__: Chinese, or a CJK log name)
 
     # --- start-up ---------------------------------------------------------------------------
 
@@ -242,18 +255,14 @@ class WizardApp(WalkKeeping, LogReading, AppActions, ClipboardSending, App[Outco
         return ", ".join(Path(p).name for p in paths)
 
     def _after_first_frame(self) -> None:
-        """Work starts once the first screen is on the terminal. A log given is read first (its
-        diagnosis is on the screen); the walk's keeper (it reads the log's ends and the saved walks,
-        and imports the engine) and the CJK line-breaking patterns (:mod:`.cjk`) wait until that is
-        drawn, unless the diagnosis shows CJK text; then the knowledge base loads and the machine is
-        detected (``_background``). Without a log the keeper is made at once and the last
-        unfinished walk is looked for in a worker.
-
-        Until the diagnosis is drawn, what the first frame made (Textual, the app, its screen) is
-        frozen out of the garbage collector's passes, which the engine's imports and the diagnosis
-        would otherwise run over it again and again (a third of their time); ``_background``
-        gives it back."""
+        """Work starts once the first screen is on the terminal. A log given is read first; the
+        walk's keeper (it imports the engine) and the CJK patterns (:mod:`.cjk`) wait until its
+        diagnosis is drawn (unless needed sooner), then the knowledge base loads and the machine is
+        detected (``_background``). Without a log the keeper is made at once. Until then what the
+        first frame made is frozen out of the garbage collector's passes, which would otherwise
+        walk it again and again (a third of the engine's imports and the diagnosis)."""
         gc.freeze()
+        self._first_frame_drawn = True
         logs = self.opts.effective_logs()
         if logs:
             self._then_background = True
@@ -269,11 +278,13 @@ class WizardApp(WalkKeeping, LogReading, AppActions, ClipboardSending, App[Outco
             self._background()
 
     def _make_keeper(self) -> None:
-        if self.keeper is not None or not self.opts.keep_state:
+        if self.keeper is not None or self._keeper_dropped or not self.opts.keep_state:
             return
         from ..bundle.resume import Keeper
 
         self.keeper = Keeper(self.opts)
+        if self._keeper_logs is not None:
+            self.keeper.rekey(self._keeper_logs)
         if not (self.opts.logs or self.opts.demo or self.opts.resume or self.opts.replay):
             self.in_thread(self.keeper.store.latest_unfinished, self._resumable_found, lambda _e: None, "resumable")
 
@@ -285,9 +296,8 @@ class WizardApp(WalkKeeping, LogReading, AppActions, ClipboardSending, App[Outco
     def _background(self) -> None:
         gc.unfreeze()  # frozen in _after_first_frame for the first diagnosis
         cjk.enable()
-        if self._then_background:  # the first log's diagnosis is drawn: the walk is kept from here
-            self._make_keeper()
-            self.keep()
+        if self._then_background and self.log_state.status == "done":
+            self.keep()  # the first log's diagnosis is drawn: the walk is kept from here
         self._then_background = False
         if self._kb_loaded is None:
             self.run_worker(self._load_kb, thread=True, group="kb", exit_on_error=False)

@@ -47,6 +47,8 @@ class LogReading(_Base):
         log_state: LogState
         user_facts: FactSet
         keeper: Any
+        _keeper_logs: list[str] | None
+        _keeper_dropped: bool
         _kb_loaded: Any
         _walk: Session | None
         _then_background: bool
@@ -105,6 +107,8 @@ class LogReading(_Base):
     def read_logs(self, paths: list[str]) -> None:
         if self.keeper is not None:
             self.keeper.rekey(paths)
+        else:
+            self._keeper_logs = list(paths)  # for the keeper made later
         what = self._names(paths)
         follow = self.sources.follow_path
         if self.opts.follow and len(paths) == 1 and follow is not None:
@@ -125,6 +129,7 @@ class LogReading(_Base):
 
     def read_pasted(self, text: str) -> None:
         self.keeper = None  # a pasted log cannot be read again: that walk is not kept
+        self._keeper_dropped = True
         self._read(self.t("tui.welcome.paste"), lambda progress, stop: self.sources.diagnose_text(text, "pasted"))
 
     def _follow_status(self, key: str, fields: dict[str, object]) -> None:
@@ -197,7 +202,8 @@ class LogReading(_Base):
         screen, self.opts.resume_screen = self.opts.resume_screen, None
         if screen in ("question", "leaf"):
             self.open_questions()
-        self.keep()
+        if not self._then_background:  # else kept once the diagnosis is drawn (``_background``)
+            self.keep()
         if self._then_background:
             # After the screen has drawn the diagnosis (it hears LogRead first): the knowledge base
             # and detection threads must not compete with that frame.

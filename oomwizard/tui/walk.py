@@ -35,6 +35,7 @@ class WalkKeeping:
     t: Any
     in_thread: Any
     start_machine: Any
+    _make_keeper: Any
 
     def _screen_kind(self) -> str:
         """The top-most screen a walk resumes on (``WizardScreen.KIND``); below them all, the welcome."""
@@ -45,9 +46,13 @@ class WalkKeeping:
         return "welcome"
 
     def keep(self, finished: bool = False) -> None:
-        """Save the walk as it stands now (after every answer, correction and change of screen)."""
+        """Save the walk as it stands now (after every answer, correction and change of screen);
+        the keeper is made here when the first thing to save comes before the first diagnosis is
+        drawn (a walk begun while a slow log is read)."""
         if self.keeper is None:
-            return
+            self._make_keeper()
+            if self.keeper is None:
+                return
         leaf = self._leaf_screen()
         chosen = self.user_facts.get("diagnosis")
         # Before the walk is made (it needs the whole knowledge base) nothing is answered: saving
