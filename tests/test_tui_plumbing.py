@@ -289,14 +289,21 @@ def _slow_first_read(gate: threading.Event, slow: Path):  # type: ignore[no-unty
     return dataclasses.replace(real, diagnose_paths=paths)
 
 
-def test_a_log_opened_while_the_first_is_still_read_is_the_one_the_walk_is_kept_for(
-        state: Path, tmp_path: Path) -> None:
-    first, second = tmp_path / "first.log", tmp_path / "second.log"
-    for p in (first, second):
-        p.write_bytes(DEMO_LOG.read_bytes())
+def _gated_app(tmp_path: Path) -> tuple[WizardApp, threading.Event, Path]:
+    """The wizard reading a copy of the demo log, held until the test sets the gate."""
+    first = tmp_path / "first.log"
+    first.write_bytes(DEMO_LOG.read_bytes())
     gate = threading.Event()
     app = WizardApp(LaunchOptions(logs=[str(first)], keep_state=True, lang="en"),
                     sources=_slow_first_read(gate, first), environ={})
+    return app, gate, first
+
+
+def test_a_log_opened_while_the_first_is_still_read_is_the_one_the_walk_is_kept_for(
+        state: Path, tmp_path: Path) -> None:
+    app, gate, _ = _gated_app(tmp_path)
+    second = tmp_path / "second.log"
+    second.write_bytes(DEMO_LOG.read_bytes())
 
     async def walk() -> None:
         async with app.run_test(size=(100, 30)) as pilot:
@@ -310,11 +317,7 @@ def test_a_log_opened_while_the_first_is_still_read_is_the_one_the_walk_is_kept_
 
 
 def test_a_pasted_log_read_first_is_not_kept(state: Path, tmp_path: Path) -> None:
-    first = tmp_path / "first.log"
-    first.write_bytes(DEMO_LOG.read_bytes())
-    gate = threading.Event()
-    app = WizardApp(LaunchOptions(logs=[str(first)], keep_state=True, lang="en"),
-                    sources=_slow_first_read(gate, first), environ={})
+    app, gate, _ = _gated_app(tmp_path)
 
     async def walk() -> None:
         async with app.run_test(size=(100, 30)) as pilot:
@@ -330,11 +333,7 @@ def test_a_pasted_log_read_first_is_not_kept(state: Path, tmp_path: Path) -> Non
 
 
 def test_a_walk_begun_before_the_first_diagnosis_is_saved(state: Path, tmp_path: Path) -> None:
-    first = tmp_path / "first.log"
-    first.write_bytes(DEMO_LOG.read_bytes())
-    gate = threading.Event()
-    app = WizardApp(LaunchOptions(logs=[str(first)], keep_state=True, lang="en"),
-                    sources=_slow_first_read(gate, first), environ={})
+    app, gate, first = _gated_app(tmp_path)
 
     async def walk() -> None:
         async with app.run_test(size=(100, 30)) as pilot:
