@@ -195,22 +195,27 @@ def test_text_api_names_the_input() -> None:
 
 @pytest.mark.timeout(300)
 def test_large_log_memory_stays_bounded(tmp_path: Path) -> None:
-    """A 48 MiB log is searched, not loaded: the peak of Python allocations stays far below its size."""
+    """A 48 MiB log is searched, not loaded: the peak of Python allocations (the reader's two
+    8 MiB buffers and the newline count's scratch, about 25 MB) is the same as for a 12 MiB log."""
     sys.path.insert(0, str(BENCH))
     try:
         import gen_log
     finally:
         sys.path.remove(str(BENCH))
-    p = tmp_path / "big.log"
-    gen_log.write(str(p), 48 << 20)
+    peaks = []
+    for mib in (12, 48):
+        p = tmp_path / f"big{mib}.log"
+        gen_log.write(str(p), mib << 20)
+        tracemalloc.start()
+        try:
+            d = diagnose_paths([str(p)])
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        peaks.append(peak)
     size = p.stat().st_size
-    tracemalloc.start()
-    try:
-        d = diagnose_paths([str(p)])
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < size // 2, (peak, size)
+    assert peaks[1] - peaks[0] < 4 << 20, peaks  # 36 MiB more log, (almost) no more memory
+    assert peaks[1] < size * 0.6, (peaks, size)
     assert d.matches and d.matches[0].scenario in ("fragmentation", "runtime-oom")
     assert d.facts.value("vllm_version") is not None  # read from the start of the file
     assert d.facts.value("failed_rank") == 1
