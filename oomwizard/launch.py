@@ -43,6 +43,15 @@ def launch(opts: LaunchOptions) -> int:
         from .plain import run_plain
 
         return run_plain(opts, sources=sources)
+    if sources is None and opts.effective_logs():
+        # Before Textual is imported: the child reads the log while the wizard draws its first frame.
+        from .frontend.apart import start, with_child
+
+        apart = start(opts)
+        if apart is not None:
+            from .frontend.inputs import default_sources
+
+            sources = with_child(default_sources(), apart)
     from .tui.app import run_tui
 
     return run_tui(opts, sources=sources)
