@@ -125,6 +125,32 @@ def test_a_cut_inside_the_kv_cache_size_check_is_one_of_its_two_messages() -> No
     assert "0.0 GiB left for it" in d.matches[0].reasons[0].en
 
 
+def test_a_cut_at_the_call_of_the_size_check_is_one_of_its_two_messages_and_the_walk_follows() -> None:
+    """V1 0.9 cut on the source line calling get_kv_cache_config (its frame never came), and V0 cut
+    inside raise_if_cache_size_invalid whose name the paste truncated, the logger having stripped
+    the source line's indentation: both are inside the KV cache size check."""
+    v1 = [f'{EC}  File "{SITE}/v1/engine/core.py", line 141, in _initialize_kv_caches',
+          f"{EC}    kv_cache_configs = [",
+          f'{EC}  File "{SITE}/v1/engine/core.py", line 142, in <listcomp>',
+          f"{EC}    get_kv_cache_config(vllm_config, kv_cache_spec_one_worker,"]
+    w = "ERROR 04-28 15:55:45 worker_base.py:157] "
+    v0 = ["INFO 04-28 15:50:01 llm_engine.py:98] Initializing an LLM engine (v0.4.1) with config: model='m'",
+          f"{w}Error executing method initialize_cache. This might cause deadlock in distributed execution.",
+          f"{w}Traceback (most recent call last):",
+          f'{w}  File "{SITE}/worker/worker.py", line 171, in initialize_cache',
+          f"{w}raise_if_cache_size_invalid(num_gpu_blocks,",
+          f'{w}  File "{SITE}/worker/worker.py", line 335, in raise']
+    for lines in ([*START, *HEAD, *v1], v0):
+        d = diagnose_text("\n".join(lines) + "\n", "vllm.log")
+        assert [m.scenario for m in d.matches[:2]] == ["kv-cache-too-small", "no-kv-cache-memory"], d.matches
+        assert all(m.score < CONFIDENT for m in d.matches) and d.missing
+        assert d.facts.value("leading_scenario") == "kv-cache-too-small"
+        assert walk_to(d.facts).leaf.id == "kv-cache-too-small"  # not "free memory shrank"
+    # nothing left for the KV cache: the check's other message, and the walk goes there
+    d = diagnose_text("\n".join([*START, KV_LINE.format("0.00"), *HEAD, *v1]) + "\n", "vllm.log")
+    assert d.matches[0].scenario == "no-kv-cache-memory" and walk_to(d.facts).leaf.id == "no-kv-cache-memory"
+
+
 def test_a_cut_inside_initialize_from_config_is_past_profiling_and_the_size_check() -> None:
     frames = [f'{EC}  File "{SITE}/v1/engine/core.py", line 212, in _initialize_kv_caches',
               f"{EC}    self.model_executor.initialize_from_config(kv_cache_configs)"]

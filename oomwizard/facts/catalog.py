@@ -71,6 +71,7 @@ MODEL_FAMILIES = (
 _SPECS: list[FactSpec] = [
     # --- what the log says happened -----------------------------------------------------------
     FactSpec("diagnosis", "str"),
+    FactSpec("leading_scenario", "str"),
     FactSpec("failure_phase", "enum", FAILURE_PHASES),
     FactSpec("failed_rank", "int"),
     FactSpec("error_platform", "enum", ("cuda", "rocm", "xpu")),

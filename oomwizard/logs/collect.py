@@ -188,14 +188,18 @@ class Collector:
     def _source_line(tb: Traceback, text: str) -> bool:
         """A line of an open traceback that is no frame: the source line under the last frame (its
         call names the next step) or more code. True when it is code, with nothing more to read."""
+        source = False
         if tb.awaiting:
             tb.awaiting = False
             if not _EXC_RE.match(text):
                 call = _CALL_RE.search(text)
                 tb.tail = call.group(1) if call else ""
+                source = True  # known by its place: a logger may have stripped its indentation
         if _CODE_RE.match(text):
             tb.code.append(text.strip()[:240])
             return True
+        if source and len(tb.code) < MAX_FRAMES:
+            tb.code.append(text.strip()[:240])
         return False
 
     def _errors(self, lg: Logical, tb: Traceback | None, found: int, last: int) -> None:

@@ -119,6 +119,12 @@ def conclude(col: Collector, inputs: list[str], warnings: list[Text]) -> Diagnos
         ev = ev or (best.evidence[-1] if best.evidence else None)
         facts.add(Fact("diagnosis", best.scenario, _src(ev.file, ev.line) if ev else "log", kind="log",
                        detail=ev.text if ev else None, file=ev.file if ev else None, line=ev.line if ev else None))
+    elif best is not None and ranked.primary is not None:
+        # Below confidence the wizard asks; its first question may still follow the ranking where
+        # the failure's phase alone would suggest another answer (decision_trees/tree.yaml).
+        p = ranked.primary
+        facts.add(Fact("leading_scenario", best.scenario, _src(p.file, p.line), kind="log", detail=p.text,
+                       file=p.file, line=p.line))
     if col.failures_dropped:
         warnings.append(msg("logs.warn.dropped").format(kept=len(col.failures)))
     if not ranked.matches:
