@@ -4,7 +4,9 @@ Detection, a log named on the command line, a log opened or pasted later and a l
 each run through :meth:`LogReading.in_thread`; what they find comes back on the app's thread, is
 merged into the facts, and every screen on the stack hears of it (:mod:`.messages`). The first log
 read after the first frame is followed by the knowledge base and detection (``_then_background``),
-so those threads do not compete with the frame that draws the diagnosis.
+so those threads do not compete with the frame that draws the diagnosis. Where two CPUs are free,
+the log named on the command line is read meanwhile by a child process started before Textual
+was imported (:mod:`..frontend.apart`); the thread then only waits for its answer.
 """
 
 from __future__ import annotations
