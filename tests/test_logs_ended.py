@@ -103,3 +103,28 @@ def test_a_log_whose_reading_stopped_early_is_not_taken_to_end_there(tmp_path) -
     d = diagnose_paths([str(cut)])
     assert any("the rest was not read" in w.en for w in d.warnings)
     assert d.matches == [] and not any("excerpt ends during" in w.en for w in d.missing)
+
+
+V0_RUN = ("INFO 10-14 16:19:10 llm_engine.py:169] Initializing an LLM engine (v0.5.1) with config: "
+          "model='./merged/', speculative_config=None, tokenizer='./merged/', tensor_parallel_size=4\n")
+SERVER = "INFO 03-04 06:25:30 api_server.py:912] vLLM API server version 0.7.3\n"
+
+
+@pytest.mark.parametrize("text", [V0_RUN, SERVER + "INFO 03-04 06:25:30 api_server.py:913] args: Namespace(model='m')\n",
+                                  VERSION + RUN], ids=["v0-engine", "api-server", "v1-engine"])
+def test_a_log_ending_before_any_step_ranks_the_first_step_lower_still(text: str) -> None:
+    """Stopped right after the line that began the start (the server's version, the engine's
+    configuration): the first step of start-up, loading the weights, below the tier of a log that
+    reached a step, with the lines that would have said that step began."""
+    d = diagnose_text(text, "vllm.log")
+    assert [m.scenario for m in d.matches][:1] == ["weights-load-oom"]
+    assert d.matches[0].score < diagnose_text(VERSION + LOAD, "vllm.log").matches[0].score
+    began = text.count("\n") - (1 if "args:" in text else 0)
+    assert d.missing and d.missing[0].en.startswith(f"vllm.log:{began}: the excerpt ends after the line that began")
+    assert "'Starting to load model'" in d.missing[0].en
+    assert d.facts.get("failure_phase") is None  # nothing failed that the excerpt shows
+
+
+def test_a_start_that_began_and_then_failed_is_read_by_its_failure() -> None:
+    other = V0_RUN + "Traceback (most recent call last):\n  File \"/opt/vllm/config.py\", line 10, in verify\nValueError: bad\n"
+    assert not any("began this start" in w.en for w in diagnose_text(other, "vllm.log").missing)

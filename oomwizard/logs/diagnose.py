@@ -136,7 +136,7 @@ def conclude(col: Collector, inputs: list[str], warnings: list[Text]) -> Diagnos
         missing.append(msg(key).format(where=where(p.file, p.line)))
         warnings.extend(missing)
     ended = ranked.primary
-    if ended is not None and ended.ended and ended.timeline is not None:
+    if ended is not None and ended.ended:
         missing.append(msg("logs.missing.ended").format(where=where(ended.file, ended.line),
                                                           reason=ended_reason(ended.timeline)))
         warnings.append(missing[-1])

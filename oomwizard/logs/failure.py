@@ -121,6 +121,9 @@ class Run:
     sleep_mark: tuple[str, int, str] | None = None
     mark: tuple[str, int, str] | None = None
     """``(file, line, text)`` of the last start-up line that kept or moved ``phase``."""
+    began: tuple[str, int, str] | None = None
+    """``(file, line, text)`` of the line that began this start (the server's version, the
+    engine's configuration), for a log that stops before any step of start-up."""
 
 
 def sanitize(text: str, width: int = EVIDENCE_WIDTH) -> str:

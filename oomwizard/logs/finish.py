@@ -74,7 +74,17 @@ def ended(col: Collector) -> None:
     A start that reached serving, any traceback (another failure), or an input whose reading
     stopped early (where the text stops is not where the log stops) says nothing."""
     run = col.runs[-1]
-    if col.failures or run.tracebacks or run.mark is None or run.phase in (None, "serving"):
+    if col.failures or run.tracebacks or run.phase == "serving":
+        return
+    if run.phase is None:
+        # Stopped after the line that began the start, before any step: placed at the first step.
+        if run.began is None or run.began[0] in col.unfinished:
+            return
+        file, line, text = run.began
+        col.failures.append(Failure(file=file, line=line, text=text, proc="", rank=None, run=run.index,
+                                     timeline=None, ended=True))
+        return
+    if run.mark is None:
         return
     file, line, text = run.mark
     if file in col.unfinished:

@@ -86,6 +86,7 @@ def timeline(col: Collector, text: str, lg: Logical) -> None:
         run = col.run
         if run.progressed or any(f.run == run.index for f in col.failures[-50:]):
             col.runs.append(Run(len(col.runs), lg.line))
+        col.run.began = (col.file, lg.line, sanitize(lg.shown))
         return
     for trigger, rx, phase in TIMELINE:
         if trigger in text and (rx is None or rx.search(text)):

@@ -36,6 +36,7 @@ from .signatures import (
     DEEPSEEK_V32_RE,
     EARLIER_RUN,
     ENDED,
+    ENDED_BEGUN,
     ENGINE_CODE,
     FORWARD_FRAMES,
     FRAME_FLAGS,
@@ -207,12 +208,17 @@ def _cut(f: Failure, env: Env, by_frames: str | None) -> tuple[list[Candidate], 
 def _ended(f: Failure, env: Env) -> tuple[list[Candidate], str | None]:
     """A log with no error that stops during start-up: the phase it stopped in, never confidently
     (a healthy start cut short reads the same), and no failure phase for the wizard to take."""
-    phase = f.timeline
+    phase = f.timeline or STARTUP_PHASES[0]  # none yet: the engine's first step
     if phase not in PHASE_NAMES:
         return [], None
-    out = _by_phase(env, phase, ENDED, ended_reason(phase))
+    out = _by_phase(env, phase, ENDED_BEGUN if f.timeline is None else ENDED, ended_reason(f.timeline))
     cap = CONFIDENT - 0.05
     return [Candidate(c.scenario, min(c.score, cap), c.reason, c.context) for c in out], None
+
+
+def _first_marks() -> str:
+    """The start-up lines that would have said the first step began."""
+    return " / ".join(f"'{t}'" for t, _, p in TIMELINE if p == STARTUP_PHASES[0])
 
 
 def _next_marks(phase: str) -> str:
@@ -224,8 +230,11 @@ def _next_marks(phase: str) -> str:
     return " / ".join(f"'{t}'" for t in marks[:3])
 
 
-def ended_reason(phase: str) -> Text:
-    """Which lines are missing from a log that stops during ``phase`` with no error."""
+def ended_reason(phase: str | None) -> Text:
+    """Which lines are missing from a log that stops during ``phase`` with no error (None: after
+    the line that began the start, before any step)."""
+    if phase is None:
+        return _said("logs.rank.ended_begun", next=_first_marks())
     nxt = _next_marks(phase)
     return _said("logs.rank.ended_next", phase, next=nxt) if nxt else _said("logs.rank.ended", phase)
 

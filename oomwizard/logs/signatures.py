@@ -46,6 +46,8 @@ CUT_TIMELINE = _R.tiers["cut_timeline"]
 ENDED = _R.tiers["ended"]
 """No error at all in a log that stops during start-up: the phase its last start-up line began.
 Never confident (below ``CONFIDENT`` whatever the refinements add)."""
+ENDED_BEGUN = _R.tiers["ended_begun"]
+"""The same, stopped after the line that began the start, before any step: its first step."""
 """A traceback the input stops inside whose frames name no phase, placed by how far start-up got."""
 CUT_PHASES: tuple[tuple[str, str, frozenset[str]], ...] = _R.cut_phases
 """``(frame, phase, unless)`` for a traceback cut short whose deepest known frame is a step that
