@@ -175,3 +175,16 @@ def test_a_wizard_that_ends_ends_its_child() -> None:
     while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not Path(f"/proc/{pid}").exists()
+
+
+def test_the_wizard_is_given_the_child_for_its_log_and_none_without_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from oomwizard import launch as launching
+    from oomwizard.tui import app
+
+    given: list[object] = []
+    monkeypatch.setattr(app, "run_tui", lambda opts, sources=None: given.append(sources) or 0)
+    assert launching.launch(LaunchOptions(demo=True)) == 0
+    sources = given[-1]
+    assert sources is not None and sources.diagnose_paths([str(DEMO_LOG)], None) == _diagnose_paths([str(DEMO_LOG)])
+    assert launching.launch(LaunchOptions()) == 0
+    assert given[-1] is None  # the welcome screen: nothing to read, no child

@@ -145,7 +145,7 @@ def start(opts: LaunchOptions) -> Apart | None:
     """The child for the wizard's first log, or None where reading it in the wizard is right:
     no log, plain mode (nothing to draw meanwhile), ``--follow``, data readable once, one CPU."""
     logs = opts.effective_logs()
-    if not logs or opts.plain or opts.follow or cpus() < 2:
+    if not logs or opts.plain or opts.follow or cpus() < 2 or not sys.executable:
         return None
     if any(readable_once_only(p) for p in logs):
         return None
