@@ -140,6 +140,29 @@ async def test_b_in_the_empty_version_box_goes_back_and_types_after_a_digit() ->
 
 
 @run_async
+async def test_b_on_a_version_answer_brought_back_by_back_goes_back_again_and_keeps_it() -> None:
+    """Back fills the box with the suggested answer, selected: a b there would replace it, so it
+    goes back, as in an empty box, and the answer stays."""
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter", "enter")
+        assert question_id(app) == "vllm_version"
+        suggested = app.screen.query_one("#version-input", Input).value
+        assert suggested
+        await press(pilot, "enter")  # the log's version accepted
+        assert question_id(app) != "vllm_version"
+        await press(pilot, "b")
+        assert question_id(app) == "vllm_version"
+        box = app.screen.query_one("#version-input", Input)
+        assert box.value == suggested and sorted(box.selection) == [0, len(suggested)]  # brought back, selected
+        await press(pilot, "b")
+        assert question_id(app) == "symptom"
+        await press(pilot, "enter")
+        assert app.screen.query_one("#version-input", Input).value == suggested
+
+
+@run_async
 async def test_j_and_k_move_in_lists() -> None:
     app = make_app(logs=[LOG])
     async with app.run_test(size=SIZE) as pilot:

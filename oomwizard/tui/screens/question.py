@@ -47,11 +47,17 @@ def choice_prompt(label: str, suggested: bool) -> Table:
 
 
 class VersionInput(Input):
-    """The version box: ``b`` in it while empty goes back (no version starts with b), as everywhere else."""
+    """The version box: ``b`` goes back (no version starts with b), as everywhere else, while the
+    box is empty or its whole answer is selected (as it is when Back brings you to it), where
+    typing would start the answer again; after a character, ``b`` is typed."""
+
+    def _replaces_everything(self) -> bool:
+        start, end = sorted(self.selection)
+        return not self.value or (start == 0 and end >= len(self.value))
 
     async def on_key(self, event: events.Key) -> None:
         # Runs before Input's own key handling; prevent_default() keeps the b from being typed.
-        if event.character == "b" and not self.value:
+        if event.character == "b" and self._replaces_everything():
             event.stop()
             event.prevent_default()
             await self.screen.run_action("back")
