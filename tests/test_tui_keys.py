@@ -5,15 +5,17 @@ Driven on the fixture knowledge base with stand-in inputs (a sampler warm-up log
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from rich.console import Console
 from snapshot_apps.pilot import enter_until_leaf, press, question_id, run_async, screen_text, settle, until
 from snapshot_apps.stand_ins import make_app
 from textual.command import CommandList, CommandPalette
-from textual.widgets import Input, OptionList
+from textual.widgets import Input, OptionList, Static
 
 from oomwizard.exitcodes import Exit
 from oomwizard.tui.screens.diagnosis import DiagnosisScreen
@@ -49,8 +51,12 @@ async def test_question_mark_shows_the_keys_of_every_screen() -> None:
         assert "Continue with this" in text and "Back" in text
         await press(pilot, "enter")
         assert isinstance(app.screen, QuestionScreen)
-        await press(pilot, "question_mark")  # on a question, ? explains the question …
+        await press(pilot, "question_mark")  # on a question, ? explains the question, then the keys …
         assert isinstance(app.screen, HelpScreen)
+        console = Console(width=100, record=True, file=io.StringIO())
+        console.print(app.screen.query_one("#help-keys", Static).content)
+        keys = console.export_text()
+        assert "Accept all suggestions" in keys and "Ctrl+P" in keys
         await press(pilot, "escape")
         text = await open_keys(pilot, "f2")  # … and F2 shows the keys
         assert "Accept all suggestions" in text
@@ -280,5 +286,8 @@ async def test_page_keys_scroll_the_diagnosis_and_enter_still_continues() -> Non
         assert "Continue with this" in screen_text(app).splitlines()[-1]
         await press(pilot, "pageup")
         assert body.scroll_y == 0
+        await press(pilot, "tab")  # the list keeps the focus: Enter still continues
+        assert app.focused is focused
+        assert "Continue with this" in screen_text(app).splitlines()[-1]
         await press(pilot, "enter")
         assert isinstance(app.screen, QuestionScreen)

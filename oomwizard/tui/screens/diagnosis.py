@@ -83,12 +83,14 @@ class DiagnosisScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         yield TitleBar(self.t("tui.diag.title"), id="diag-title")
-        with VerticalScroll(id="diag-loading"):
+        # Neither scroll area takes the focus: the list keeps it (Tab would leave Enter with nothing
+        # to continue), and PgUp/PgDn or the mouse scroll the page.
+        with VerticalScroll(id="diag-loading", can_focus=False):
             yield LoadingIndicator()
             yield Static(id="loading-text")
             yield ProgressBar(id="loading-bar", show_eta=True)
             yield Static(id="loading-note")
-        with VerticalScroll(id="diag-body"):
+        with VerticalScroll(id="diag-body", can_focus=False):
             yield Static(id="diag-inputs")
             yield Static(Content(self.t("tui.diag.scenarios")), classes="section")
             yield ContinueList(id="scenarios")

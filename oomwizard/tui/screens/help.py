@@ -1,4 +1,5 @@
-"""“Why we ask”: the question's article from content/<lang>/questions/<id>.md, as Markdown."""
+"""“Why we ask”: the question's article from content/<lang>/questions/<id>.md, as Markdown, then
+the key map of the question screen (``?`` and F1 are the key map on every other screen)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.screen import Screen
 from textual.widgets import Markdown, Static
 
 from ...kb.model import Question
@@ -21,9 +23,10 @@ class HelpScreen(WizardModal):
         Binding("escape,question_mark,f1", "close", "tui.back", id="help.close"),
     ]
 
-    def __init__(self, question: Question) -> None:
+    def __init__(self, question: Question, under: Screen[object] | None = None) -> None:
         super().__init__()
         self.question = question
+        self.under = under
 
     def compose(self) -> ComposeResult:
         w = self.wizard
@@ -38,6 +41,10 @@ class HelpScreen(WizardModal):
                     yield Markdown(art.body, id="help-body")
                 else:
                     yield Static(Content(self.t("tui.help.none")), id="help-body")
+                if self.under is not None:
+                    from .keys import key_map
+
+                    yield Static(key_map(self.under, w.lang), id="help-keys")
         yield WizardFooter()
 
     def on_mount(self) -> None:

@@ -1,4 +1,4 @@
-"""The key map: ``?`` and F1 on every screen (``?`` is "why we ask" on a question), and the palette.
+"""The key map: ``?`` and F1 on every screen (on a question, after "why we ask"), and the palette.
 
 What the screen underneath can do right now comes from its own active bindings, so the map never
 lists a key that does nothing there; the keys that work everywhere follow. The command palette

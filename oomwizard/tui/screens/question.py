@@ -240,7 +240,7 @@ class QuestionScreen(WizardScreen):
         from .help import HelpScreen
 
         if isinstance(self.step, Ask):
-            self.app.push_screen(HelpScreen(self.step.question))
+            self.app.push_screen(HelpScreen(self.step.question, self))
 
     def action_accept_all(self) -> None:
         """Take every suggestion from here on, stopping at the first question nothing answers."""
