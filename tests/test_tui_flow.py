@@ -719,3 +719,26 @@ def test_a_broken_knowledge_base_ends_the_wizard_and_is_reported(
     assert run_tui(LaunchOptions()) == Exit.KB_INVALID
     err = capsys.readouterr().err
     assert "the knowledge base is broken" in err and "oomwizard lint" in err and "tree.yaml" in err
+
+
+@pytest.mark.parametrize("cols", [60, 80, 100, 200])
+@run_async
+async def test_the_facts_table_shows_every_cell_whole_at_every_width(cols: int) -> None:
+    """No fact name, value or source is cut: each row is as tall as its longest cell needs in its
+    column, and the columns together fit the screen."""
+    from rich.cells import cell_len
+
+    app = WizardApp(LaunchOptions(demo=True), environ={})  # the real demo: names, paths, long sources
+    async with app.run_test(size=(cols, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "f")
+        assert isinstance(app.screen, FactsScreen)
+        table = app.screen.query_one("#facts-table", DataTable)
+        widths = [c.width for c in table.columns.values()]
+        assert sum(widths) + 7 <= max(40, cols)
+        assert table.row_count == len(app.session.facts) > 10
+        for key, row in table.rows.items():
+            cells = table.get_row(key)
+            need = max(-(-cell_len(str(c)) // w) for c, w in zip(cells, widths, strict=True))
+            assert row.height >= need, (key.value, [str(c) for c in cells], widths)
+            assert all(not str(c).endswith("…") for c in cells)

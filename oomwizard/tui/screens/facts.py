@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -69,15 +70,20 @@ class FactsScreen(WizardScreen):
             self._columns()
 
     def _columns(self) -> None:
-        """Columns sized to the screen, so nothing scrolls sideways; the line under the table shows the highlighted fact in full."""
-        table = self.query_one("#facts-table", DataTable)
-        width = max(60, self.size.width or self.app.size.width)
-        name_w, value_w = (24, 20) if width < 110 else (32, 34)
-        table.clear(columns=True)
-        table.add_column(self.t("tui.facts.name"), key="name", width=name_w)
-        table.add_column(self.t("tui.facts.value"), key="value", width=value_w)
-        table.add_column(self.t("tui.facts.source"), key="source", width=max(12, width - name_w - value_w - 7))
         self.facts_changed()
+
+    def _fit_columns(self, table: DataTable[Text], rows: list[tuple[str, str, str]]) -> None:
+        """Column widths that make the table shortest: every cell shown whole, a longer one wrapped
+        onto more lines of its row (nothing cut, nothing scrolling sideways), the widths chosen
+        among the cells' own widths so the fewest lines are spent on wrapping."""
+        width = max(40, self.size.width or self.app.size.width) - 7  # borders, cell padding, scrollbar
+        heads = (self.t("tui.facts.name"), self.t("tui.facts.value"), self.t("tui.facts.source"))
+        cells = [tuple(cell_len(c) for c in r) for r in rows]
+        name_w, value_w = _shortest(cells, [cell_len(h) for h in heads], width)
+        table.clear(columns=True)
+        for key, head, w in zip(("name", "value", "source"), heads, (name_w, value_w, width - name_w - value_w),
+                                strict=True):
+            table.add_column(head, key=key, width=w)
 
     def on_machine_detected(self, _: MachineDetected) -> None:
         self.facts_changed()
@@ -115,8 +121,8 @@ class FactsScreen(WizardScreen):
                 current = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
             except CellDoesNotExist:
                 current = None
-        table.clear()
         facts = sorted(w.facts, key=lambda f: list(CATALOG).index(f.name) if f.name in CATALOG else 999)
+        rows: list[tuple[str, str, str]] = []
         for f in facts:
             source = _flat(f.source)
             others = [a for a in w.facts.alternatives(f.name) if json_value(a.value) != json_value(f.value)]
@@ -125,12 +131,11 @@ class FactsScreen(WizardScreen):
                     f"{_flat(format_value(a.name, a.value, w.lang))} ({_flat(a.source)})" for a in others[:2]
                 )
                 source += "  " + self.t("tui.facts.other", others=alt)
-            table.add_row(
-                Text(fact_title(f.name, w.lang), overflow="ellipsis"),
-                Text(_flat(format_value(f.name, f.value, w.lang)), style="bold", overflow="ellipsis"),
-                Text(source, overflow="ellipsis", no_wrap=True),
-                key=f.name,
-            )
+            rows.append((fact_title(f.name, w.lang), _flat(format_value(f.name, f.value, w.lang)), source))
+        self._fit_columns(table, rows)
+        for f, (name, value, source) in zip(facts, rows, strict=True):
+            table.add_row(Text(name, overflow="fold"), Text(value, style="bold", overflow="fold"),
+                          Text(source, overflow="fold"), key=f.name, height=None)
         if not facts:
             table.add_row(Text(self.t("tui.facts.none")), Text(""), Text(""), key="__none__")
         if current is not None and current in w.facts:
@@ -245,3 +250,28 @@ class FactsScreen(WizardScreen):
 
     def action_redetect(self) -> None:
         self.wizard.start_machine()
+
+
+def _shortest(cells: list[tuple[int, ...]], heads: list[int], width: int) -> tuple[int, int]:
+    """(name, value) widths, from the cells' own widths, for which the rows take the fewest lines
+    (a cell of n cells in a column of w takes ceil(n / w) lines; ties: the wider source)."""
+    least = [max(8, h) for h in heads]
+
+    def options(i: int) -> list[int]:
+        own = {n for c in cells for n in (c[i],) if least[i] <= n <= width // 2}
+        return sorted(own | {least[i]})
+
+    best: tuple[int, int, int, int] | None = None
+    for name_w in options(0):
+        for value_w in options(1):
+            source_w = width - name_w - value_w
+            if source_w < least[2]:
+                continue
+            lines = sum(max(-(-n // name_w), -(-v // value_w), -(-src // source_w), 1) for n, v, src in cells)
+            key = (lines, -source_w, name_w, value_w)
+            if best is None or key < best:
+                best = key
+    if best is None:  # too narrow for all three: an even split
+        third = max(1, width // 3)
+        return third, third
+    return best[2], best[3]
