@@ -4,7 +4,7 @@
 :class:`LinePrompts` writes nothing but text and newlines and reads whole lines: choices are
 numbered and typed, an empty line takes the default. Not one escape sequence is written. Where
 the terminal can, :class:`TermPrompts` gives arrow-key menus and Tab completion of paths.
-Both measure text in terminal cells, so Chinese wraps and cuts (with "…") at the width.
+Both measure text in terminal cells, so Chinese wraps at the width like any other text.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from .i18n import ui
-from .text.cells import shorten, wrap
+from .text.cells import wrap
 
 Validate = Callable[[str], "bool | str"]
 YES = ("y", "yes", "是", "好")
@@ -116,9 +116,11 @@ class TermPrompts(LinePrompts):
         if instruction:
             # The source goes on its own lines: prompt_toolkit cuts long lines at the screen edge.
             self.say(instruction)
-        items = [questionary.Choice(shorten(title, self.width - 5), value=value) for title, value in choices]
+        # A long choice wraps under itself (the pointer and star take the first three cells).
+        items = [questionary.Choice("\n".join(wrap(title, self.width - 5, "", "   ")) or title, value=value)
+                 for title, value in choices]
         return str(ask(questionary.select(
-            shorten(message, self.width - 3), choices=items, default=default, instruction=" ", use_jk_keys=False,
+            "\n".join(wrap(message, self.width - 3, "", "  ")) or message, choices=items, default=default, instruction=" ", use_jk_keys=False,
             **self.prompt_kwargs,
         )))
 

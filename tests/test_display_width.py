@@ -1,4 +1,4 @@
-"""Chinese outside the TUI is never wider than the terminal: wrapped by cells, choices cut with "…".
+"""Chinese outside the TUI is never wider than the terminal: wrapped by cells, choices too.
 
 Run on a real pseudo-terminal of 60 and 80 columns, so the program sees the width as an operator's
 would. Commands (``$ `` lines) are never wrapped, by design (they must paste whole), and a single
@@ -7,12 +7,16 @@ unbreakable token (a URL) keeps its line; every other line fits.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import sys
 
 import pytest
 from ptyrun import run_pty
 
 from oomwizard.frontend.options import DEMO_LOG, DEMO_MACHINE
+from oomwizard.kb.loader import get_kb
 from oomwizard.text.cells import cell_len
 
 COMMANDS = [
@@ -53,3 +57,34 @@ def test_plain_mode_in_zh_at_60_columns_wraps_choices_instead_of_cutting_them() 
     text = re.sub(r"(1-\d+(?: \[\d+\])?: |\[y/N\]: |\[[^\]\n]*\]: )", r"\1\n", out.decode("utf-8"))
     assert "“Capturing CUDA graphs”）" in " ".join(text.split())  # a long choice is wrapped whole, not cut
     assert too_wide(text, 60) == []
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_plain_mode_menus_wrap_long_choices_on_a_real_terminal(tmp_path, lang: str) -> None:
+    """questionary's arrow-key menu (a terminal that takes cursor movement): a choice longer than
+    the line is wrapped under itself, whole, never cut, in a 60-column tmux pane."""
+    import subprocess
+    import time
+
+    sock = str(tmp_path / "tmux.sock")
+    cmd = f"{sys.executable} -m oomwizard --plain --demo --lang {lang}"
+    env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    env = {k: v for k, v in env.items() if not k.startswith("TMUX")}
+    subprocess.run(["tmux", "-S", sock, "-f", "/dev/null", "new-session", "-d", "-x", "60", "-y", "40", cmd],
+                   check=True, env=env, cwd=str(DEMO_LOG.parents[2]))
+    try:
+        screen = ""
+        end = time.monotonic() + 60
+        while time.monotonic() < end and "»" not in screen:
+            time.sleep(0.2)
+            screen = subprocess.run(["tmux", "-S", sock, "capture-pane", "-p"], capture_output=True, text=True).stdout
+        assert "»" in screen, screen
+        assert max(cell_len(line.rstrip()) for line in screen.splitlines()) <= 60
+        shown = "".join(screen.split())  # wrapped lines joined (the zh labels wrap without spaces)
+        labels = ["".join(c.label(lang).split()) for c in get_kb().questions["symptom"].choices]
+        seen = [lab for lab in labels if lab[:12] in shown]
+        assert len(seen) >= 5 and any(cell_len(lab) > 60 for lab in seen), seen
+        assert [lab for lab in seen if lab not in shown] == []  # each whole, none cut
+    finally:
+        subprocess.run(["tmux", "-S", sock, "kill-server"], capture_output=True)
