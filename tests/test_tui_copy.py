@@ -167,3 +167,24 @@ async def test_the_scrollback_ends_with_the_commands_and_verify() -> None:
     assert tail[-1] == "oomwizard verify sampler-warmup NEW.LOG"
     assert any(ln.startswith("vllm serve ") and "--gpu-memory-utilization 0.93" in ln for ln in tail), tail
     assert not any(ln.startswith("$") for ln in tail)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@run_async
+async def test_the_closing_block_is_wrapped_by_terminal_cells(lang: str) -> None:
+    """The "Run this" heading and the line before verify fit the terminal (two cells a Chinese
+    character); only the commands keep their length, so they paste whole."""
+    from oomwizard.report.runthis import run_this, run_this_text
+    from oomwizard.text.cells import cell_len
+
+    app = demo_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await to_leaf(pilot)
+        await press(pilot, "q")
+    done = app.return_value.done
+    for width in (60, 80):
+        text = run_this_text(done.leaf, done.facts, lang, width=width)
+        commands = run_this(done.leaf, done.facts, lang).commands.splitlines()
+        prose = [ln for ln in text.splitlines() if ln not in commands and not ln.startswith("oomwizard verify")]
+        assert prose and prose[0].startswith("== ")
+        assert max(cell_len(ln) for ln in prose) <= width, prose

@@ -9,13 +9,13 @@ that applies and has commands; what to paste comes from
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 
 from ..advice.commands import RenderedFix, paste_text
 from ..facts.model import FactSet
 from ..i18n import ui
 from ..kb.model import Leaf
+from ..text.cells import fill
 from .leaf import render_fixes
 
 
@@ -52,9 +52,10 @@ def run_this_text(leaf: Leaf, facts: FactSet | None, lang: str = "en", width: in
     top = run_this(leaf, facts, lang)
     if top is None:
         return ""
-    out = [f"== {run_this_heading(top, lang)} ==", top.commands, ""]
+    # Wrapped by terminal cells (Chinese takes two), the heading with a hanging indent.
+    out = [fill(f"== {run_this_heading(top, lang)} ==", width, "", "   "), top.commands, ""]
     after = ui("runthis.verify", lang) if top.verify else ui("runthis.checklist", lang)
-    out.extend(textwrap.wrap(after, width=width, break_on_hyphens=False, break_long_words=False))
+    out.append(fill(after, width))
     if top.verify:
         out.append(top.verify)
     return "\n".join(out) + "\n"
