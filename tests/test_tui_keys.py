@@ -116,6 +116,13 @@ async def test_ctrl_c_copies_a_mouse_selection_and_quits_without_one() -> None:
         await until(pilot, app.screen.get_selected_text, "a mouse selection")
         selected = app.screen.get_selected_text()
         assert selected and "vllm serve" in selected
+        # from the command's first cell: the "$ " drawn before it is not part of what is copied
+        await pilot.mouse_down("#run-this-commands", offset=(0, 0))
+        await pilot.hover("#run-this-commands", offset=(20, 1))
+        await pilot.mouse_up("#run-this-commands", offset=(20, 1))
+        await until(pilot, lambda: (app.screen.get_selected_text() or "").startswith("vllm"), "a selection from the prompt")
+        selected = app.screen.get_selected_text()
+        assert selected.startswith("vllm serve") and "$ " not in selected, selected
         await press(pilot, "ctrl+c")
         assert app.is_running and app.return_value is None
         assert app.clipboard == selected

@@ -12,6 +12,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.selection import Selection
 from textual.widgets import Button, Static
 
 from ...advice.commands import RenderedFix, RenderedVariant, paste_text
@@ -51,6 +52,15 @@ class CommandBlock(Static):
         self.script = script
         self.missing = list(missing or ())
         super().__init__(command_content(script), **kwargs)  # type: ignore[arg-type]
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """Text selected with the mouse, without the ``$ `` drawn before each command: what is
+        copied pastes into a shell as the Copy button's text does."""
+        got = super().get_selection(selection)
+        if got is None:
+            return None
+        text, end = got
+        return "\n".join(line.removeprefix("$ ") for line in text.split("\n")), end
 
 
 def _tag(rf: RenderedFix, rv: RenderedVariant, lang: str) -> str:
