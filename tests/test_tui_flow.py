@@ -487,6 +487,18 @@ async def test_open_a_log_validates_the_path(tmp_path: Path) -> None:
 
 
 @run_async
+async def test_the_path_box_is_scrolled_into_view_on_a_short_terminal() -> None:
+    app = make_app(stand_ins=StandIns())
+    async with app.run_test(size=(80, 14)) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")  # open a log file
+        box = app.screen.query_one("#path-input", Input)
+        await until(pilot, lambda: box.region.height > 0 and app.screen.region.contains_region(box.region),
+                    "the path box on screen")
+        assert box.has_focus
+
+
+@run_async
 async def test_an_unreadable_log_returns_to_the_welcome_screen_with_the_reason() -> None:
     si = StandIns()
     app = make_app(logs=["/nonexistent/vllm.log"], stand_ins=si)

@@ -125,6 +125,8 @@ class WelcomeScreen(WizardScreen):
             box = self.query_one("#log-path")
             box.display = True
             self.query_one("#path-input", Input).focus()
+            # Once laid out: on a short terminal (or below a longer menu) the box may start off screen.
+            self.call_after_refresh(box.scroll_visible, animate=False)
         elif action == "paste":
             from .paste import PasteScreen
 
