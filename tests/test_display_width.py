@@ -70,14 +70,15 @@ def test_plain_mode_menus_wrap_long_choices_on_a_real_terminal(tmp_path, lang: s
     sock = str(tmp_path / "tmux.sock")
     cmd = f"{sys.executable} -m oomwizard --plain --demo --lang {lang}"
     env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8"}
-    env = {k: v for k, v in env.items() if not k.startswith("TMUX")}
+    env = {k: v for k, v in env.items() if not k.startswith("TMUX") and k not in ("COLUMNS", "LINES")}
     subprocess.run(["tmux", "-S", sock, "-f", "/dev/null", "new-session", "-d", "-x", "60", "-y", "40", cmd],
                    check=True, env=env, cwd=str(DEMO_LOG.parents[2]))
     try:
-        screen = ""
+        screen, before = "", None
         end = time.monotonic() + 60
-        while time.monotonic() < end and "»" not in screen:
-            time.sleep(0.2)
+        while time.monotonic() < end and not ("»" in screen and screen == before):  # the menu, fully drawn
+            time.sleep(0.3)
+            before = screen
             screen = subprocess.run(["tmux", "-S", sock, "capture-pane", "-p"], capture_output=True, text=True).stdout
         assert "»" in screen, screen
         assert max(cell_len(line.rstrip()) for line in screen.splitlines()) <= 60

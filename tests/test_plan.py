@@ -397,3 +397,16 @@ def test_non_torch_says_what_each_release_counts(release, source, context_counte
     if context_counted is not None:
         assert ("CUDA context and torch's cache excluded" in f) is (not context_counted and release != "0.6.6")
         assert ("process's CUDA context" in f) is context_counted
+
+
+@pytest.mark.parametrize(("gpu", "tp", "gib_"), [
+    ("L40S", 2, 0.25),        # PCIe only: NCCL over PCIe, as the public V0 starts measured
+    ("RTX 4090", 4, 0.25),
+    ("H100 80GB", 2, 0.9),    # SXM and PCIe forms share the name: the typical figure
+    ("H200", 8, 0.9),
+    ("L40S", 1, 0.25),        # one GPU: no NCCL at all
+])
+def test_non_torch_for_tp_follows_the_link_between_the_gpus(gpu: str, tp: int, gib_: float) -> None:
+    p = plan(Inputs(model="Qwen/Qwen2.5-32B-Instruct", gpu=gpu, tp=tp, vllm_version="0.7.1"))
+    assert p.value("non_torch_bytes") == int(gib_ * GIB)
+    assert ("over PCIe" in p.numbers["non_torch_bytes"]["formula"]) is (tp > 1 and gib_ < 0.9)

@@ -10,6 +10,7 @@ are measured by vLLM at start-up; without a log we estimate them, and say so.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from ..text.units import GIB, gib
@@ -110,13 +111,25 @@ ACT_BYTES_PER_TOKEN_FACTOR = 1.0
 """Scale on the per-token activation estimate below; fitted on the tuning cases of the benchmark."""
 NON_TORCH_TP1 = int(0.25 * GIB)
 NON_TORCH_TP = int(0.9 * GIB)
+NON_TORCH_TP_PCIE = int(0.25 * GIB)
 """Non-torch memory of a start (CUDA context growth, cuBLAS/NCCL workspaces; custom all-reduce buffers
-when TP > 1): typical figures, not fitted. Single-GPU starts in the benchmark's logs measured 0.35 GiB
-(RTX 3090, 0.6.4, context included) and 0.03 GiB (RTX 4060, 0.7.3); the one TP 2 start among them
-(L40S over PCIe, 0.7.1, whose baseline is taken before NCCL is set up: ``Worker.init_device``,
-``vllm/worker/worker.py`` @0.7.1) measured 0.30 GiB, below the 0.9 GiB used for TP > 1 (its budget
-is 5.3 % low for that). One PCIe start does not set a figure for NVLink and NVSwitch machines, whose
-NCCL transports allocate differently, so the figure is kept and said to be typical."""
+when TP > 1): typical figures. Single-GPU starts in the benchmark's logs measured 0.35 GiB (RTX 3090,
+0.6.4, context included) and 0.03 GiB (RTX 4060, 0.7.3). For TP > 1 the V0 profiler's figure holds
+NCCL's buffers (its baseline is taken before NCCL is set up: ``Worker.init_device``,
+``vllm/worker/worker.py`` @0.7.1), and public V0 starts printing ``non_torch_memory`` split by the
+link between the GPUs: ten over PCIe (RTX 2080 Ti/3090/4090, L40S, A40, A100 PCIe; TP 2-16; e.g.
+vllm#13061, #14447, #15815, #16570) measured 0.20-0.43 GiB, median 0.25, used for cards that have no
+NVLink; two over NVLink (A100 SXM, TP 8) 0.93 and 2.10 GiB. With so few NVLink readings, 0.9 GiB stays the typical figure for those and for
+a GPU whose link is not known (both PCIe and SXM forms exist)."""
+
+_PCIE_ONLY = re.compile(r"PCIe|GeForce|\bRTX\b|\bL4\b|\bL40S?\b|\bA10G?\b|\bA40\b|\bA16\b|\bA2\b|\bT4\b",
+                        re.IGNORECASE)
+"""GPU names of cards that talk to each other over PCIe only (no SXM or NVLink form)."""
+
+
+def link_of(gpu_name: str) -> str | None:
+    """"pcie" for a card that has no NVLink form, else None (not known: SXM, NVL and PCIe forms share names)."""
+    return "pcie" if _PCIE_ONLY.search(gpu_name or "") else None
 
 
 def non_torch_counts(release: Version | None) -> str:
@@ -179,7 +192,7 @@ def v0_activation(model_type: str, *, hidden: int, inter_gpu: int, vocab: int, b
 def estimate(*, hidden: int, inter_gpu: int, heads_gpu: int, kv_heads_gpu: int, head_dim: int, vocab: int,
              batched_tokens: int, max_num_seqs: int, dtype_bytes: int, tp: int, layers_gpu: int,
              counted_graphs: bool, release: Version | None = None, model_type: str = "",
-             is_moe: bool = False) -> Estimates:
+             is_moe: bool = False, link: str | None = None) -> Estimates:
     """Start-up measurements vLLM makes that no config states: rough, labelled *estimated*.
 
     Activation peak of the profiling pass: one layer's live tensors for ``max_num_batched_tokens``
@@ -192,8 +205,9 @@ def estimate(*, hidden: int, inter_gpu: int, heads_gpu: int, kv_heads_gpu: int, 
     act = int(ACT_BYTES_PER_TOKEN_FACTOR * batched_tokens * per_tok + logits)
     act_f = (f"{batched_tokens} tokens x (2 x {inter_gpu} + ({heads_gpu} + 2 x {kv_heads_gpu}) x {head_dim} + 4 x {hidden})"
              f" x {dtype_bytes} B + {min(max_num_seqs, batched_tokens)} rows x {vocab} x 4 B x 2 (logits)")
-    nt = NON_TORCH_TP1 if tp == 1 else NON_TORCH_TP
-    nt_f = f"{gib(nt)} typical for TP={'1' if tp == 1 else '>1'}{non_torch_counts(release)}"
+    nt = NON_TORCH_TP1 if tp == 1 else NON_TORCH_TP_PCIE if link == "pcie" else NON_TORCH_TP
+    nt_f = (f"{gib(nt)} typical for TP={'1' if tp == 1 else '>1'}{' over PCIe' if tp > 1 and link == 'pcie' else ''}"
+            f"{non_torch_counts(release)}")
     cg = 0
     cg_f = "not reserved by this release/setting"
     if counted_graphs:

@@ -176,7 +176,7 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
     shape: dict[str, Any] = dict(hidden=m.hidden_size, inter_gpu=_inter(m) // tp, heads_gpu=m.num_attention_heads // tp,
                  kv_heads_gpu=attn0.heads, head_dim=attn0.head_size, vocab=m.vocab_size, max_num_seqs=seqs,
                  dtype_bytes=dtype_bytes, tp=tp, layers_gpu=len(specs), counted_graphs=True, release=release,
-                 model_type=m.model_type, is_moe=m.is_moe)
+                 model_type=m.model_type, is_moe=m.is_moe, link=budget.link_of(gpu["name"]))
     est = budget.estimate(batched_tokens=batched, **shape)
     mrv2 = budget.mrv2_default(release, m.architecture, m.is_moe, bool(quant))
     counted, why = budget.cudagraph_counted(release, inp.enforce_eager, mrv2)
