@@ -3,7 +3,7 @@ the key map of the question screen (``?`` and F1 are the key map on every other 
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,7 +23,7 @@ class HelpScreen(WizardModal):
         Binding("escape,question_mark,f1", "close", "tui.back", id="help.close"),
     ]
 
-    def __init__(self, question: Question, under: Screen[object] | None = None) -> None:
+    def __init__(self, question: Question, under: Screen[Any] | None = None) -> None:
         super().__init__()
         self.question = question
         self.under = under
