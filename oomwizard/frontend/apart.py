@@ -197,7 +197,9 @@ def _send(out: IO[bytes], kind: bytes, body: bytes) -> None:
 
 
 def child(paths: list[str]) -> int:
-    """Diagnose ``paths`` and write the frames to stdout; 1 when the diagnosis itself raised."""
+    """Diagnose ``paths`` and write the frames to stdout. A diagnosis that raises ends the child
+    without an answer (its traceback goes to a stderr nobody reads): the wizard then reads the log
+    itself and shows the failure as it always would."""
     from .inputs import InputProblem, _diagnose_paths
 
     out = sys.stdout.buffer
