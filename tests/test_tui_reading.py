@@ -92,10 +92,12 @@ async def test_watching_a_log_waits_for_the_crash_then_diagnoses(tmp_path: Path)
 async def test_quitting_while_watching_stops_the_reader(tmp_path: Path) -> None:
     p = tmp_path / "vllm.log"
     p.write_bytes(b"INFO starting\n")
+    earlier = set(threading.enumerate())  # another test's abandoned (stuck) reads may still be alive
     app = _watching(p)
     async with app.run_test(size=SIZE) as pilot:
         await _until(pilot, lambda: "following " in _note(app) and "vllm.log" in _note(app))
-        readers = [t for t in threading.enumerate() if t.name == "oomwizard-background" and t.is_alive()]
+        readers = [t for t in threading.enumerate()
+                   if t.name == "oomwizard-background" and t.is_alive() and t not in earlier]
         assert readers  # the follower, waiting for the log to grow
         app.exit()
     for _ in range(2000):  # turns for the reader to see the stop, not a deadline
