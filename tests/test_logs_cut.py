@@ -199,3 +199,25 @@ def test_v0s_warm_up_model_is_graph_capture() -> None:
            "    self.model_runner.capture_model(self.gpu_cache)\n"
            f'  File "{site}/torch/utils/_contextlib.py", line 115, in decorate_context\n')
     assert [(m.scenario, m.score) for m in diagnose_text(log).matches][:1] == [("cudagraph-capture", 0.35)]
+
+
+def test_a_cut_inside_the_engines_construction_ranks_the_steps_it_runs() -> None:
+    """A traceback through LLM() and LLMEngine.from_engine_args cut before its exception, with no
+    start-up line in view: the construction runs every step, so each is a candidate in turn, none
+    confident and none taken as the failure's phase; the marks, when the excerpt has them, decide."""
+    frames = ["Traceback (most recent call last):",
+              '  File "/work/run.py", line 20, in <module>',
+              "    llm = LLM(model=path, tensor_parallel_size=2)",
+              f'  File "{SITE}/entrypoints/llm.py", line 105, in __init__',
+              "    self.llm_engine = LLMEngine.from_engine_args(engine_args)"]
+    d = diagnose_text("\n".join(frames) + "\n", "run.log")
+    ids = [m.scenario for m in d.matches]
+    assert ids[:3] == ["weights-load-oom", "profile-run-oom", "no-kv-cache-memory"], ids
+    assert all(m.score < CONFIDENT for m in d.matches) and d.missing
+    assert "engine's construction (__init__)" in d.matches[0].reasons[0].en
+    assert d.facts.get("failure_phase") is None
+    loaded = ["INFO 01-02 10:00:00 model_runner.py:1071] Loading model weights took 14.99 GB", *frames]
+    assert diagnose_text("\n".join(loaded) + "\n", "run.log").matches[0].scenario != "weights-load-oom"
+    # the same shape in another program's constructor says nothing
+    other = [*frames[:3], '  File "/opt/app/engine/llm_engine.py", line 12, in __init__', "    self.x = build()"]
+    assert diagnose_text("\n".join(other) + "\n", "run.log").matches == []

@@ -35,6 +35,8 @@ from .signatures import (
     CUT_TIMELINE,
     DEEPSEEK_V32_RE,
     EARLIER_RUN,
+    CONSTRUCTION_FRAMES,
+    CUT_CONSTRUCTION,
     ENDED,
     ENDED_BEGUN,
     ENGINE_CODE,
@@ -199,6 +201,14 @@ def _cut(f: Failure, env: Env, by_frames: str | None) -> tuple[list[Candidate], 
         if any(fr.path and rx.search(fr.path) for fr in f.frames):
             # The model ran a forward pass, and no mark shows start-up got further: its first one.
             return _by_phase(env, first, CUT_TIMELINE, _said("logs.rank.cut_forward", first)), first
+    refs = _rules().refinements
+    if by_frames is None and f.timeline is None and CONSTRUCTION_FRAMES is not None and refs.construction:
+        rx, names = CONSTRUCTION_FRAMES
+        built = next((fr.func for fr in f.frames if fr.func in names and fr.path and rx.search(fr.path)), None)
+        if built is not None:
+            # Inside the engine's construction, no step in view: the steps it runs, none as the phase.
+            how = _said("logs.rank.cut_construction", func=built)
+            return evaluate(refs, refs.construction, env, CUT_CONSTRUCTION, how)[0], None
     if by_frames is None:
         return [], None
     how = _said("logs.rank.cut_frames", by_frames)

@@ -84,6 +84,9 @@ class Refinements:
     reports: dict[str, str] = field(default_factory=dict)
     """A report's words that name no single step (message rule id) -> the group of the steps they may mean."""
     unplaced: str = ""
+    construction: str | None = None
+    """A traceback cut inside the engine's construction, with nothing to say how far start-up got:
+    the group of the steps it runs."""
     before: str | None = None
     """Tried on a GPU error before it is placed: its candidates, when there are any, are the answer."""
     always: tuple[str, ...] = ()
@@ -223,7 +226,7 @@ def load_refinements(r: _Reader, tiers: dict[str, float], doc: LDict, flags: fro
                      phases: tuple[str, ...], examples: Found) -> Refinements:
     """The groups of ``refinements.yaml``; every include, phase and message entry must name a group."""
     out = Refinements()
-    r.keys(doc, doc.line, {"groups", "messages", "phases", "reports", "unplaced", "before", "always"},
+    r.keys(doc, doc.line, {"groups", "messages", "phases", "reports", "unplaced", "construction", "before", "always"},
            {"groups", "phases", "unplaced"}, "refinements")
     groups = doc.get("groups")
     if not isinstance(groups, LDict):
@@ -237,6 +240,7 @@ def load_refinements(r: _Reader, tiers: dict[str, float], doc: LDict, flags: fro
     out.reports = _group_map(r, doc, "reports", out.groups, None)
     out.unplaced = _group_name(r, doc, "unplaced", out.groups, True) or ""
     out.before = _group_name(r, doc, "before", out.groups, False)
+    out.construction = _group_name(r, doc, "construction", out.groups, False)
     always = r.strings(doc, "always", "always")
     for g in always:
         if g not in out.groups and g != MECHANISMS:

@@ -96,6 +96,12 @@ def _frames(r: _Reader, rules: Rules, doc: LDict) -> None:
         phase = r.phase(fwd["phase"], fwd.line_of("phase"), "forward_frames")
         if rx is not None and phase is not None:
             rules.forward_frames = (rx, phase)
+    con = doc.get("construction_frames")
+    if con is not None and r.keys(con, doc.line_of("construction_frames"), {"path", "funcs"}, {"path", "funcs"},
+                                  "construction_frames"):
+        rx = r.regex(con["path"], con.line_of("path"), "construction_frames.path")
+        if rx is not None:
+            rules.construction_frames = (rx, frozenset(r.strings(con, "funcs", "construction_frames")))
     code = doc.get("engine_code")
     if code is not None:
         rules.engine_code = r.regex(code, doc.line_of("engine_code"), "engine_code")

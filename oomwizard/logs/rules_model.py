@@ -109,6 +109,8 @@ class Rules:
     warmup_raisers: frozenset[str] = frozenset()
     engine_code: re.Pattern[str] | None = None
     forward_frames: tuple[re.Pattern[str], str] | None = None
+    construction_frames: tuple[re.Pattern[str], frozenset[str]] | None = None
+    """Frames of the engine's construction (file pattern, functions), which runs every start-up step."""
     """Frames of the model's own forward pass, and the first start-up phase that runs one."""
     timeline: tuple[tuple[str, re.Pattern[str] | None, str], ...] = ()
     request_layer_death: tuple[str, ...] = ()

@@ -47,6 +47,8 @@ ENDED = _R.tiers["ended"]
 """No error at all in a log that stops during start-up: the phase its last start-up line began.
 Never confident (below ``CONFIDENT`` whatever the refinements add)."""
 ENDED_BEGUN = _R.tiers["ended_begun"]
+CUT_CONSTRUCTION = _R.tiers["cut_construction"]
+"""A traceback cut inside the engine's construction, no step of start-up in view: the steps it runs."""
 """The same, stopped after the line that began the start, before any step: its first step."""
 """A traceback the input stops inside whose frames name no phase, placed by how far start-up got."""
 CUT_PHASES: tuple[tuple[str, str, frozenset[str]], ...] = _R.cut_phases
@@ -63,6 +65,7 @@ SIGNATURES: tuple[Signature, ...] = _R.messages
 WARMUP_RAISERS = _R.warmup_raisers
 ENGINE_CODE = _R.engine_code
 FORWARD_FRAMES = _R.forward_frames
+CONSTRUCTION_FRAMES = _R.construction_frames
 WARMUP_CUT = _R.inferred["sampler-warmup-cut"]
 """The warm-up's ``RuntimeError`` when the log was cut inside its message (an issue body over
 GitHub's length limit, a truncated paste): the frame that raised it is enough."""
