@@ -30,13 +30,13 @@ from .refine_rules import MECHANISMS
 from .rules import rules as _rules
 from .signatures import (
     CONFIDENT,
+    CONSTRUCTION_FRAMES,
     CUT,
+    CUT_CONSTRUCTION,
     CUT_PHASES,
     CUT_TIMELINE,
     DEEPSEEK_V32_RE,
     EARLIER_RUN,
-    CONSTRUCTION_FRAMES,
-    CUT_CONSTRUCTION,
     ENDED,
     ENDED_BEGUN,
     ENGINE_CODE,
