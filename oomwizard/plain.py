@@ -224,8 +224,10 @@ class PlainWizard:
         source = ""
         if sug is not None:
             source = f"★ {self.t('tui.q.suggested')} — {suggestion_source(sug, step, self.lang)}"
+        mine = self.session.previous(q.id)  # the user's own answer, before they stepped back
         if q.kind == "version":
-            return self._ask_version(step, sug.answer if sug else "", source)
+            typed = mine if mine is not None and mine != UNKNOWN else None
+            return self._ask_version(step, typed or (sug.answer if sug else ""), source)
         choices = []
         for c in q.choices:
             mark = "★ " if sug is not None and c.id == sug.answer else ""
@@ -235,6 +237,8 @@ class PlainWizard:
         choices.append((self.t("tui.plain.help"), HELP))
         choices.append((self.t("plain.facts"), FACTS))
         default = sug.answer if sug is not None else q.unknown
+        if mine is not None and q.choice(mine) is not None:
+            default = mine
         picked = self.prompts.select(q.text(self.lang), choices, default, source)
         return self._apply(step, picked)
 

@@ -26,6 +26,9 @@ class Session:
     answers: dict[str, Answer] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
     """Question ids in the order they were answered, for :meth:`back`."""
+    undone: dict[str, str] = field(default_factory=dict)
+    """The user's own answers that Back took away, by question: shown again when the walk returns
+    there, so stepping back to look does not lose what was typed or picked."""
     on_change: Callable[[], None] | None = field(default=None, repr=False, compare=False)
     """Called after every answer, step back, restart and correction (the walk is kept on disk)."""
 
@@ -42,6 +45,7 @@ class Session:
 
     def answer(self, question_id: str, value: str, source: str = "answered") -> Ask | Done:
         self.answers[question_id] = Answer(value, source)
+        self.undone.pop(question_id, None)
         if question_id in self.order:
             self.order.remove(question_id)
         self.order.append(question_id)
@@ -59,13 +63,20 @@ class Session:
     def back(self) -> Ask | Done:
         if self.order:
             qid = self.order.pop()
-            self.answers.pop(qid, None)
+            gone = self.answers.pop(qid, None)
+            if gone is not None and gone.source == "answered":
+                self.undone[qid] = gone.value
             self._changed()
         return self.current()
+
+    def previous(self, question_id: str) -> str | None:
+        """The user's own answer to this question before Back took it away, if any."""
+        return self.undone.get(question_id)
 
     def restart(self) -> Ask | Done:
         self.answers.clear()
         self.order.clear()
+        self.undone.clear()
         self._changed()
         return self.current()
 

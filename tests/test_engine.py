@@ -167,6 +167,22 @@ def test_session_answer_back_restart(kb: KnowledgeBase) -> None:
     assert s.back().question.id == "symptom"  # type: ignore[union-attr]
 
 
+def test_session_back_remembers_the_users_own_answer_until_answered_again(kb: KnowledgeBase) -> None:
+    s = Session(kb, facts(diagnosis="alpha-oom"))
+    s.accept()  # symptom: the diagnosis's answer, not the user's own
+    s.answer("vllm_version", "0.10.1")
+    s.back()
+    assert s.previous("vllm_version") == "0.10.1" and s.current().question.id == "vllm_version"  # type: ignore[union-attr]
+    s.back()
+    assert s.previous("symptom") is None  # an accepted suggestion is shown by the suggestion itself
+    s.accept()
+    s.answer("vllm_version", "0.15.0")
+    assert s.previous("vllm_version") is None
+    s.back()
+    s.restart()
+    assert s.previous("vllm_version") is None
+
+
 def test_session_forgets_answers_left_off_the_path(kb: KnowledgeBase) -> None:
     s = Session(kb)
     s.answer("symptom", "alpha")

@@ -113,6 +113,27 @@ def test_numbered_choices_for_dumb_terminals_with_back_and_help() -> None:
     assert "engine: V0  [answered]" in out
 
 
+def test_back_offers_the_users_own_answers_again_as_the_defaults() -> None:
+    keys = (
+        ENTER  # scenario
+        + ENTER  # symptom
+        + CTRL_U + "0.9.2" + ENTER  # version, typed over the log's 0.11.0
+        + CTRL_U + "4" + ENTER  # engine: back
+        + ENTER  # version again: the default is the typed 0.9.2
+        + CTRL_U + "2" + ENTER  # engine: V0, against the suggestion
+        + CTRL_U + "4" + ENTER  # gpu_arch: back
+        + ENTER  # engine again: the default is V0
+        + ENTER  # gpu_arch
+    )
+    code, out, err, _ = drive(keys, numbered=True)
+    assert code == Exit.OK, err
+    assert "[0.11.0]: Which vLLM engine" in out and "[0.9.2]: Which vLLM engine" in out  # typed, then kept
+    # the engine's default before (not sure, [3]) and after Back (the V0 the user picked, [2])
+    assert "1-6 [3]: Which GPU architecture?" in out and "1-6 [2]: Which GPU architecture?" in out
+    assert "vllm_version: 0.9.2  [answered]" in out
+    assert "engine: V0  [answered]" in out
+
+
 def test_a_version_can_be_unknown() -> None:
     keys = "4" + ENTER + ENTER + CTRL_U + "unknown" + ENTER + ENTER + ENTER
     code, out, err, _ = drive(keys, logs=[], numbered=True)

@@ -31,6 +31,13 @@ SIZE = (80, 24)
 LOG = __file__
 
 
+def drawn(renderable: object) -> str:
+    console = Console(width=70, file=io.StringIO())
+    with console.capture() as out:
+        console.print(renderable)
+    return out.get().strip()
+
+
 async def open_keys(pilot, key: str = "question_mark") -> str:  # type: ignore[no-untyped-def]
     under = pilot.app.screen
     await press(pilot, key)
@@ -173,6 +180,66 @@ async def test_b_on_a_version_answer_brought_back_by_back_goes_back_again_and_ke
         assert question_id(app) == "symptom"
         await press(pilot, "enter")
         assert app.screen.query_one("#version-input", Input).value == suggested
+
+
+@run_async
+async def test_back_shows_the_version_the_user_typed_not_the_suggestion() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter", "enter")
+        assert question_id(app) == "vllm_version"
+        box = app.screen.query_one("#version-input", Input)
+        assert box.value and box.value != "0.10.1"  # the suggestion is another version
+        box.value = "0.10.1"
+        await press(pilot, "enter")
+        assert question_id(app) != "vllm_version"
+        await press(pilot, "b")
+        assert question_id(app) == "vllm_version"
+        box = app.screen.query_one("#version-input", Input)
+        assert box.value == "0.10.1"
+
+
+@run_async
+async def test_back_lights_the_choice_the_user_picked_and_keeps_the_star_on_the_suggestion() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")
+        first = question_id(app)
+        options = app.screen.query_one("#choices", OptionList)
+        suggested = options.highlighted
+        assert suggested is not None
+        assert drawn(options.get_option_at_index(suggested).prompt).startswith("★")
+        await press(pilot, "j")
+        picked = options.get_option_at_index(options.highlighted).id
+        await press(pilot, "enter")
+        await press(pilot, "b")
+        assert question_id(app) == first
+        options = app.screen.query_one("#choices", OptionList)
+        assert options.get_option_at_index(options.highlighted).id == picked
+        assert drawn(options.get_option_at_index(suggested).prompt).startswith("★")  # still the suggestion
+        assert not drawn(options.get_option_at_index(options.highlighted).prompt).startswith("★")
+
+
+@run_async
+async def test_question_mark_in_the_empty_version_box_opens_the_help_and_types_after_a_digit() -> None:
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter", "enter")
+        assert question_id(app) == "vllm_version"
+        box = app.screen.query_one("#version-input", Input)
+        question = app.screen
+        box.value = ""
+        await press(pilot, "question_mark")
+        assert isinstance(app.screen, HelpScreen) and box.value == ""
+        await press(pilot, "escape")
+        assert app.screen is question
+        box.value = "0.1"
+        box.cursor_position = len(box.value)
+        await press(pilot, "question_mark")
+        assert app.screen is question and box.value == "0.1?"
 
 
 @run_async

@@ -187,6 +187,9 @@ class WizardApp(WalkKeeping, LogReading, AppActions, ClipboardSending, App[Outco
     def step_back(self) -> Ask | Done:
         return self.session.back()
 
+    def previous(self, question: str) -> str | None:
+        return self.session.previous(question)
+
     def tell(self, *kinds: type[Message]) -> None:
         """Post each kind of message to every screen on the stack (each screen its own copy)."""
         for screen in self.screen_stack:

@@ -47,9 +47,9 @@ def choice_prompt(label: str, suggested: bool) -> Table:
 
 
 class VersionInput(Input):
-    """The version box: ``b`` goes back (no version starts with b), as everywhere else, while the
-    box is empty or its whole answer is selected (as it is when Back brings you to it), where
-    typing would start the answer again; after a character, ``b`` is typed."""
+    """The version box: ``b`` goes back (no version starts with b) and ``?`` opens the help, as
+    everywhere else, while the box is empty or its whole answer is selected (as it is when Back
+    brings you to it), where typing would start the answer again; after a character they are typed."""
 
     def _replaces_everything(self) -> bool:
         start, end = sorted(self.selection)
@@ -57,10 +57,11 @@ class VersionInput(Input):
 
     async def on_key(self, event: events.Key) -> None:
         # Runs before Input's own key handling; prevent_default() keeps the b from being typed.
-        if event.character == "b" and self._replaces_everything():
+        action = {"b": "back", "?": "help"}.get(event.character or "")
+        if action is not None and self._replaces_everything():
             event.stop()
             event.prevent_default()
-            await self.screen.run_action("back")
+            await self.screen.run_action(action)
 
 
 class QuestionScreen(WizardScreen):
@@ -179,6 +180,9 @@ class QuestionScreen(WizardScreen):
         options.set_options(opts)
         self._default_index = default
         index = default
+        mine = self.wizard.previous(q.id)
+        if kept_id is None and mine is not None:
+            kept_id = mine  # Back brought the user here: their own pick, not the suggestion, is lit
         if kept_id is not None:
             index = next((i for i, c in enumerate(q.choices) if c.id == kept_id), default)
         options.highlighted = index
@@ -189,7 +193,11 @@ class QuestionScreen(WizardScreen):
         self.query_one("#version-box").display = True
         box = self.query_one("#version-input", Input)
         if not (same and box.value):
-            box.value = sug.answer if sug is not None else ""
+            mine = self.wizard.previous(q.id)
+            if mine is not None and mine != UNKNOWN:
+                box.value = mine  # what the user typed before stepping back
+            else:
+                box.value = sug.answer if sug is not None else ""
         box.focus()
 
     # --- answering ---------------------------------------------------------------------------
