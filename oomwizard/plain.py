@@ -46,6 +46,7 @@ from .plain_menus import offer_save, review_facts, welcome
 from .plain_prompts import LinePrompts, TermPrompts
 from .report.diagnosis import diagnosis_text
 from .report.leaf import leaf_text
+from .report.runthis import run_this_text
 from .session import Session
 from .signals import HANDLED, SignalExit, Watchdog, exit_code
 from .text.cells import wrap
@@ -292,11 +293,15 @@ class PlainWizard:
         self.out.flush()
         try:
             offer_save(self, step)
+            offer_verify(self, step.leaf)
+            offer_report(self, step)
         except (KeyboardInterrupt, EOFError):  # the fix is on the screen: leaving here is no cancel
             print(file=self.out, flush=True)
-            return Exit.OK
-        offer_verify(self, step.leaf)
-        offer_report(self, step)
+        # Last, as the full-screen wizard's exit print: the output ends with what to run and how to check it.
+        closing = run_this_text(step.leaf, step.facts, self.lang, width=self.text_width)
+        if closing:
+            self.out.write("\n" + closing)
+            self.out.flush()
         return Exit.OK
 
 

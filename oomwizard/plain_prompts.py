@@ -90,7 +90,10 @@ class LinePrompts:
         return self.text(message, default, "", validate)
 
     def confirm(self, message: str) -> bool:
-        return self._line(f"{message} [y/N]: ").strip().lower() in YES
+        *before, last = wrap(f"{message} [y/N]:", self.width - 1) or ["[y/N]:"]
+        if before:
+            self.out.write("\n".join(before) + "\n")
+        return self._line(last + " ").strip().lower() in YES
 
     def lines(self, message: str) -> str:
         """Lines up to one that holds only ``.`` (or the end of input): a pasted log."""

@@ -39,6 +39,13 @@ def test_english_words_and_long_urls_are_kept_whole() -> None:
     assert " ".join(lines) == text
 
 
+def test_a_list_mark_stays_with_a_unit_too_long_for_its_line() -> None:
+    url = "https://docs.vllm.ai/en/latest/configuration/conserving_memory/"
+    assert wrap(f"- {url}  (vLLM docs, conserving memory)", 40, "  ", "    ") == [f"  - {url}", "    (vLLM docs, conserving memory)"]
+    assert wrap(f"12. {url}", 30)[0] == f"12. {url}"
+    assert wrap(f"word {url}", 30) == ["word", url]  # a word is not a mark: the long unit gets its own line
+
+
 def test_shorten_and_ljust_count_cells() -> None:
     assert shorten("（“Capturing CUDA graphs”）时显存不足", 12) == "（“Capturin…"  # （ takes 2 cells
     assert cell_len(shorten(ZH, 21)) <= 21 and shorten(ZH, 21).endswith("…")

@@ -67,3 +67,21 @@ def test_markdown_carries_the_article_and_sources(kb: KnowledgeBase) -> None:
     assert "## What happens" in md and "```bash\nvllm serve <MODEL> --max-num-seqs" in md
     assert md.index("## What happens") < md.index("## Sources")
     assert "- <https://github.com/vllm-project/vllm/issues/12529> — An example report" in md
+
+
+@pytest.mark.parametrize("version", [None, "0.4.1", "0.11.0"])
+def test_every_leaf_fits_60_columns_but_commands_and_single_words(version: str | None) -> None:
+    """Headings, tags and version notes wrap too, in both languages; only a command (kept whole
+    to be copied) or one unit longer than a line (a URL, after its list mark) may run past."""
+    from oomwizard.kb.loader import get_kb
+    from oomwizard.text.cells import cell_len
+
+    fs = FactSet.of([Fact("vllm_version", version, "log", kind="log")]) if version else None
+    long = []
+    for leaf in get_kb().leaves.values():
+        for lang in ("en", "zh"):
+            for line in leaf_text(leaf, fs, None, lang, width=60).splitlines():
+                single = re.fullmatch(r"(?:[-*•]|\d{1,3}[.)])?\s*\S+", line.strip())
+                if cell_len(line) > 60 and not line.lstrip().startswith("$ ") and not single:
+                    long.append((leaf.id, lang, line))
+    assert long == []

@@ -53,6 +53,27 @@ def test_demo_story_numbers() -> None:
     assert d.matches[0].scenario == "sampler-warmup"
 
 
+def test_a_narrow_terminal_puts_each_fact_value_under_its_name() -> None:
+    from oomwizard.text.cells import cell_len
+
+    d = diagnose_paths([str(DEMO_LOG)])
+    facts_wide = next(b for b in diagnosis_text(d, "en", width=88).split("\n\n") if "0.97  (line 3)" in b)
+    facts_narrow = next(b for b in diagnosis_text(d, "en", width=60).split("\n\n") if "0.97  (line 3)" in b)
+    line = next(x for x in facts_wide.splitlines() if "0.97" in x)
+    assert line.startswith("  gpu_memory_utilization ") and line.endswith("0.97  (line 3)")  # one row: name, value
+    rows = facts_narrow.splitlines()
+    i = rows.index("  gpu_memory_utilization")
+    assert rows[i + 1] == "    0.97  (line 3)"
+    command = next(n for n, x in enumerate(rows) if x.strip().startswith("vllm serve"))
+    assert "meta-llama/Llama-3.3-70B-Instruct" in rows[command]  # the model's name is not cut by a wrap
+    assert all(cell_len(x) <= 60 for x in rows)
+    # Chinese names are shorter: at 70 two columns leave the model's name its room, at 60 they do not
+    for width, two_columns in ((70, True), (60, False)):
+        zh = next(b for b in diagnosis_text(d, "zh", width=width).split("\n\n") if "0.97  (行 3)" in b).splitlines()
+        assert any(x.startswith("  gpu_memory_utilization ") and x.endswith("0.97  (行 3)") for x in zh) is two_columns
+        assert all(cell_len(x) <= width for x in zh)
+
+
 def test_chinese() -> None:
     out = diagnosis_text(diagnose_paths([str(DEMO_LOG)]), "zh")
     assert "日志诊断" in out and "最可能" in out and "证据" in out

@@ -29,9 +29,15 @@ COMMANDS = [
 
 
 def too_wide(text: str, cols: int) -> list[str]:
+    """Lines wider than the terminal, but for commands (kept whole to be copied: ``$ …``, or the
+    same command again unprefixed at the end) and one unit longer than a line (after its list mark)."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    commands = {line.lstrip()[2:] for line in lines if line.lstrip().startswith("$ ")}
     bad = []
-    for line in text.replace("\r\n", "\n").split("\n"):
-        if line.lstrip().startswith("$ ") or " " not in line.strip():
+    for line in lines:
+        if line.lstrip().startswith("$ ") or line in commands:
+            continue
+        if re.fullmatch(r"(?:[-*•]|\d{1,3}[.)])?\s*\S+", line.strip()):
             continue
         if cell_len(line) > cols:
             bad.append(line)

@@ -165,13 +165,18 @@ def test_without_a_log_the_welcome_menu_comes_first_then_the_questions() -> None
 def test_the_fix_fits_80_columns_apart_from_commands() -> None:
     code, out, _err, _ = drive(ENTER * 5)
     assert code == Exit.OK
-    leaf = out.split("== The sampler warm-up ran out of memory ==")[1]
+    leaf, closing = out.split("== The sampler warm-up ran out of memory ==")[1].split("\n== Run this:")
     long = [
         line
         for line in leaf.splitlines()
         if len(line) > 80 and not line.lstrip().startswith(("$ ", "- symptom", "- engine", "- vllm", "- gpu"))
     ]
     assert long == []
+    # the output ends as the full-screen wizard's exit print does: the first fix's command, unprefixed
+    # (a triple-click copies it), then how to check the next start
+    assert closing.split("\n")[1].startswith("vllm serve ") and "--max-num-seqs 512" in closing
+    assert closing.rstrip().endswith("oomwizard verify sampler-warmup NEW.LOG")
+    assert all(len(line) <= 80 for line in closing.splitlines() if not line.startswith("vllm serve"))
 
 
 def test_chinese() -> None:
@@ -261,3 +266,13 @@ def test_a_broken_knowledge_base_is_exit_5_with_the_problems(tmp_path: Path, mon
     assert code == Exit.KB_INVALID
     assert "the knowledge base is broken" in err.getvalue() and "tree.yaml" in err.getvalue()
     assert out.getvalue() == ""
+
+
+def test_a_yes_no_question_wraps_to_the_terminal_and_keeps_its_answer_on_the_last_line() -> None:
+    from oomwizard.plain_prompts import LinePrompts
+
+    out = io.StringIO()
+    prompts = LinePrompts(io.StringIO("y\n"), out, 40, "en")
+    assert prompts.confirm("Write a support bundle (redacted) to attach to a ticket?") is True
+    lines = out.getvalue().split("\n")
+    assert lines == ["Write a support bundle (redacted) to", "attach to a ticket? [y/N]: "]

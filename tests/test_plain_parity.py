@@ -81,7 +81,7 @@ def test_save_writes_the_tuis_file_and_asks_before_replacing(tmp_path: Path) -> 
     walk = [""] * 5  # scenario, symptom, version, engine, gpu arch: the suggestions
     code, out, _err, _ = drive([*walk, "y", str(target), "n"], logs=[str(log)])
     assert code == Exit.OK
-    assert "fix.sh exists. Replace it?" in out and target.read_text() == "keep me\n"
+    assert "fix.sh exists. Replace it?" in " ".join(out.split()) and target.read_text() == "keep me\n"
     code, out, _err, _ = drive([*walk, "y", str(target), "y", "n"], logs=[str(log)])
     assert code == Exit.OK
     assert f"Saved to {target}" in " ".join(out.split())  # wrapped to the terminal's width

@@ -52,6 +52,10 @@ KEY_FACTS = (
 )
 
 
+NARROW_VALUES = 32
+"""Fewer cells than this left for the facts' values puts each value under its name."""
+
+
 def safe(text: str) -> str:
     return redact_text(printable(str(text)))
 
@@ -162,9 +166,17 @@ def diagnosis_text(diag: Diagnosis, lang: str = "en", width: int = 88) -> str:
         out.append("")
         out.append(UI["facts"](lang) + ":")
         col = max(cell_len(_fact_title(f.name, lang)) for f in shown)
+        # Two columns while the values keep room for a command line's words (a model's name, a
+        # flag) whole; on a narrow terminal each name gets its own line and the value goes under it.
+        longest = max(cell_len(word) for f in shown for word in fact_value(f).split() or [""])
+        stacked = width - (col + 4) < max(NARROW_VALUES, longest)
         for f in shown:
             where = f"  ({UI['line'](lang)} {f.line})" if f.line else ""
-            out.append(_fill(f"{ljust(_fact_title(f.name, lang), col)}  {fact_value(f)}{where}", "  ", " " * (col + 4), width))
+            if stacked:
+                out.append(_fill(_fact_title(f.name, lang), "  ", "    ", width))
+                out.append(_fill(f"{fact_value(f)}{where}", "    ", "    ", width))
+            else:
+                out.append(_fill(f"{ljust(_fact_title(f.name, lang), col)}  {fact_value(f)}{where}", "  ", " " * (col + 4), width))
     oom = _primary_oom(diag)
     if oom is not None:
         out.append("")

@@ -118,7 +118,7 @@ def leaf_text(
     """Plain text for terminals and pipes: commands are never wrapped, prose is."""
     out: list[str] = []
     out.append(fill(f"== {leaf.title(lang)} ==", width, "", "   "))
-    out.append(f"{ui('evidence', lang)}: {ui('evidence.' + leaf.evidence, lang)}   [{leaf.id}]")
+    out.append(fill(f"{ui('evidence', lang)}: {ui('evidence.' + leaf.evidence, lang)}   [{leaf.id}]", width, "", "  "))
     out.append("")
     out.append(f"{ui('conclusion', lang)}:")
     out.append(_wrap(leaf.conclusion(lang), "  ", width))
@@ -156,18 +156,18 @@ def leaf_text(
 
 def _fix_text(number: int, rf: RenderedFix, lang: str, width: int) -> list[str]:
     """One numbered fix as text: each variant's tag, commands and computed values, then why."""
-    out = [f" {number}. {rf.fix.title(lang)}"]
+    out = [fill(f" {number}. {rf.fix.title(lang)}", width, "", "    ")]
     if not rf.available:
         spec = " | ".join(v.versions.text for v in rf.fix.variants)
-        out.append("    " + ui("not_for_version", lang, version=rf.version, spec=spec))
+        out.append(_wrap(ui("not_for_version", lang, version=rf.version, spec=spec), "    ", width))
         return out
     for rv in rf.variants:
-        out.append(f"    [{_tag(rf, rv.versions, lang)}]")
+        out.append(_wrap(f"[{_tag(rf, rv.versions, lang)}]", "    ", width, "     "))
         out.append(_wrap(rf.fix.cost_note(lang), "    ", width))
         out.extend(f"    $ {line}" for line in rv.script.splitlines())
         out.extend(_wrap(f"{r.value}: {r.why(lang)}", "      = ", width, "        ") for r in rv.values if r.why is not None)
         if rv.missing:
-            out.append(f"      {ui('fill_in', lang)}: {', '.join(rv.missing)}")
+            out.append(_wrap(f"{ui('fill_in', lang)}: {', '.join(rv.missing)}", "      ", width, "        "))
         if rv.note:
             out.append(_wrap(rv.note(lang), "      ", width))
         if rv.assumed:

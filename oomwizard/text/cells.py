@@ -91,10 +91,14 @@ def _tokens(text: str) -> list[str]:
     return glued
 
 
+_BULLET = re.compile(r"[-*•]|\d{1,3}[.)]")
+"""A list mark stays on the line of what follows it, even when that is too long for a line."""
+
+
 def wrap(text: str, width: int, initial_indent: str = "", subsequent_indent: str = "") -> list[str]:
     """``text`` (one paragraph; tabs and newlines read as spaces, spaces where a line breaks
     dropped) in lines of at most ``width`` cells, but for a single unit longer than a line, which
-    gets a line of its own."""
+    gets a line of its own (or shares it with the list mark before it)."""
     if not text.strip():
         return []
     lines: list[str] = []
@@ -108,7 +112,7 @@ def wrap(text: str, width: int, initial_indent: str = "", subsequent_indent: str
                 used += len(unit)
             continue
         w = cell_len(unit)
-        if line and used + w > width:
+        if line and used + w > width and not _BULLET.fullmatch("".join(line).strip()):
             while line and line[-1].isspace():
                 line.pop()
             lines.append(indent + "".join(line))
