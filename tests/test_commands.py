@@ -134,7 +134,8 @@ def test_env_values_are_quoted() -> None:
 
 def test_render_fix_picks_the_variant_for_the_version() -> None:
     fix = _fix(V_OLD, V_NEW)
-    assert [rv.versions for rv in render_fix(fix, FactSet()).variants] == [">=0.8,<0.20", ">=0.20"]
+    # the version unknown: every variant, the newest release's first (the one a paste gives live)
+    assert [rv.versions for rv in render_fix(fix, FactSet()).variants] == [">=0.20", ">=0.8,<0.20"]
     rf = render_fix(fix, _facts(vllm_version="0.21.0"))
     assert rf.available and [rv.versions for rv in rf.variants] == [">=0.20"] and rf.version == "0.21.0"
     assert rf.variants[0].assumed is None

@@ -26,7 +26,7 @@ def test_json_without_facts_lists_every_variant(kb: KnowledgeBase) -> None:
     assert [(f["number"], f["id"], [v["applies_to"] for v in f["variants"]], f["cost"], f["evidence"])
             for f in data["fixes"]] == [
         (1, "lower-max-num-seqs", [">=0.8"], "low", "verified"),
-        (2, "enforce-eager", [">=0.8,<0.20", ">=0.20"], "high", "documented"),
+        (2, "enforce-eager", [">=0.20", ">=0.8,<0.20"], "high", "documented"),  # the newest release's first
     ]
     assert data["fixes"][0]["available"] is True and data["fixes"][0]["version"] is None and data["path"] is None
     assert data["sources"] == ["https://github.com/vllm-project/vllm/issues/12529", "https://docs.vllm.ai/en/latest/configuration/conserving_memory/"]

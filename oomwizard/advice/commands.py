@@ -288,7 +288,10 @@ def render_fix(fix: Fix, facts: FactSet, lang: str = "en") -> RenderedFix:
     raw = facts.value("vllm_version")
     version = Version.try_parse(raw) if raw is not None else None
     if version is None:
-        return RenderedFix(fix, [render_variant(v, facts, lang) for v in fix.variants], True, None)
+        # The spelling a paste gives live (the newest release's) comes first wherever it is shown.
+        first = newest_index(fix)
+        ordered = [fix.variants[first]] + [v for i, v in enumerate(fix.variants) if i != first]
+        return RenderedFix(fix, [render_variant(v, facts, lang) for v in ordered], True, None)
     chosen = fix.variant_for(version)
     if chosen is None:
         return RenderedFix(fix, [render_variant(v, facts, lang) for v in fix.variants], False, str(version))
@@ -301,7 +304,7 @@ def render_fix(fix: Fix, facts: FactSet, lang: str = "en") -> RenderedFix:
 # --- what to paste -----------------------------------------------------------------------------
 
 
-def newest_variant(rf: RenderedFix) -> int:
+def newest_index(fix: Fix) -> int:
     """The index of the variant for the newest vLLM release known, else the last one listed.
 
     Used when the version is not known: one spelling is given live and the others commented out,
@@ -312,10 +315,10 @@ def newest_variant(rf: RenderedFix) -> int:
     releases = load_releases()
     if releases:
         newest = releases[-1].version
-        for i, variant in enumerate(rf.fix.variants):
-            if variant.versions.contains(newest) and i < len(rf.variants):
+        for i, variant in enumerate(fix.variants):
+            if variant.versions.contains(newest):
                 return i
-    return len(rf.variants) - 1
+    return len(fix.variants) - 1
 
 
 def paste_text(rf: RenderedFix, lang: str = "en") -> str:
@@ -329,14 +332,12 @@ def paste_text(rf: RenderedFix, lang: str = "en") -> str:
         return ""
     if len(rf.variants) == 1:
         return clean_text(rf.variants[0].script)
-    live = newest_variant(rf)
-    chosen = rf.variants[live]
+    chosen = rf.variants[0]  # with the version unknown, render_fix puts the newest release's first
     out = [f"# vLLM {chosen.versions}: " + ui("cmd.variant_unknown", lang), chosen.script]
-    for i, rv in enumerate(rf.variants):
-        if i != live:
-            out.append("")
-            out.append(f"# vLLM {rv.versions}:")
-            out.extend(f"# {line}" for line in rv.script.splitlines())
+    for rv in rf.variants[1:]:
+        out.append("")
+        out.append(f"# vLLM {rv.versions}:")
+        out.extend(f"# {line}" for line in rv.script.splitlines())
     return clean_text("\n".join(out))
 
 
