@@ -351,3 +351,14 @@ def _saved_screen(folder: Path) -> str | None:
         return _saved(folder)[0]["screen"]
     except (IndexError, ValueError, KeyError):
         return None
+
+
+@pytest.mark.parametrize(("n", "en", "zh"), [(0, "no question answered yet", "尚未回答问题"), (1, "1 answer", "1 个回答"),
+                                             (3, "3 answers", "3 个回答")])
+def test_a_walk_is_described_by_how_far_it_got(n: int, en: str, zh: str) -> None:
+    from oomwizard.bundle.resume import describe
+
+    walk = Walk(key="k", logs=["/var/log/vllm.log"], updated=1000.0,
+                answers=[{"question": f"q{i}", "value": "v", "source": "answered"} for i in range(n)])
+    assert describe(walk, "en", now=1000.0 + 7200) == f"vllm.log · {en} · 2 h ago"
+    assert describe(walk, "zh", now=1000.0 + 120) == f"vllm.log · {zh} · 2 min 前"

@@ -81,7 +81,8 @@ def describe(w: Walk, lang: str, now: float | None = None) -> str:
     age = max(0, int((time.time() if now is None else now) - w.updated))
     ago = f"{age // 3600} h" if age >= 3600 else f"{age // 60} min"
     n = len(w.answers)
-    return ui("bundle.resume.walk_one" if n == 1 else "bundle.resume.walk_many", lang, what=what, n=n, ago=ago)
+    key = {0: "bundle.resume.walk_none", 1: "bundle.resume.walk_one"}.get(n, "bundle.resume.walk_many")
+    return ui(key, lang, what=what, n=n, ago=ago)
 
 
 def resume_into(opts: Any, walk: Walk) -> list[str]:
