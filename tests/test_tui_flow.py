@@ -486,15 +486,18 @@ async def test_open_a_log_validates_the_path(tmp_path: Path) -> None:
         assert isinstance(app.screen, DiagnosisScreen)
 
 
+@pytest.mark.parametrize("rows", [10, 14, 18, 20, 24])
 @run_async
-async def test_the_path_box_is_scrolled_into_view_on_a_short_terminal() -> None:
+async def test_the_path_box_is_scrolled_into_view_on_a_short_terminal(rows: int) -> None:
     app = make_app(stand_ins=StandIns())
-    async with app.run_test(size=(80, 14)) as pilot:
+    async with app.run_test(size=(80, rows)) as pilot:
         await settle(pilot)
         await press(pilot, "enter")  # open a log file
         box = app.screen.query_one("#path-input", Input)
-        await until(pilot, lambda: box.region.height > 0 and app.screen.region.contains_region(box.region),
-                    "the path box on screen")
+        keys = app.screen.query_one("#path-message")  # the keys under it, not the input alone
+        body = app.screen.query_one("#welcome-body")
+        await until(pilot, lambda: keys.region.height > 0 and body.region.contains_region(keys.region)
+                    and body.region.contains_region(box.region), "the path box and its keys on screen")
         assert box.has_focus
 
 

@@ -29,6 +29,17 @@ from .base import TitleBar, WizardScreen
 ACTIONS = ("open_log", "paste", "detect", "questions", "demo", "browse", "tour")
 
 
+class WelcomeBody(VerticalScroll):
+    """The welcome screen's body. While the path box has the focus it is kept whole in view (the
+    input and the keys under it) whenever the body's height changes: when it first opens below a
+    long menu or on a short terminal, and when the machine line or a message under it grows."""
+
+    def watch_virtual_size(self) -> None:
+        box = self.query("#log-path")
+        if box and box.first().display and box.first().has_focus_within:
+            box.first().scroll_visible(animate=False)
+
+
 class WelcomeScreen(WizardScreen):
     AUTO_FOCUS = "#actions"
     """Focused as the screen is composed: Textual's default (the first focusable widget, the
@@ -42,7 +53,7 @@ class WelcomeScreen(WizardScreen):
 
     def compose(self) -> ComposeResult:
         yield TitleBar(self.t("tui.title"))
-        with VerticalScroll(id="welcome-body"):
+        with WelcomeBody(id="welcome-body"):
             yield Static(Content(self.t("tui.welcome.lead")), id="lead")
             yield Static(id="machine-line")
             yield Static(Content(self.t("tui.welcome.no_gpu")), id="demo-hint")
@@ -124,9 +135,9 @@ class WelcomeScreen(WizardScreen):
         elif action == "open_log":
             box = self.query_one("#log-path")
             box.display = True
-            self.query_one("#path-input", Input).focus()
-            # Once laid out: on a short terminal (or below a longer menu) the box may start off screen.
-            self.call_after_refresh(box.scroll_visible, animate=False)
+            # Focus alone would scroll to the input only, hiding the keys under it: the body shows
+            # the whole box once it is laid out (WelcomeBody).
+            self.query_one("#path-input", Input).focus(scroll_visible=False)
         elif action == "paste":
             from .paste import PasteScreen
 
