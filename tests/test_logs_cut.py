@@ -179,6 +179,20 @@ def test_a_cut_traceback_through_the_models_forward_at_start_up_is_its_first_for
     assert "forward pass" in d.matches[0].reasons[0].en and d.missing
 
 
+def test_a_cut_in_the_transformers_backends_parameter_allocation_is_the_weights_not_a_forward() -> None:
+    # The Transformers backend gives its meta-device parameters GPU memory in the model's
+    # constructor (meta_to_empty @0.8.5, init_parameters @0.9.2+): the model file's frames there
+    # are the weights being placed, not the model's forward.
+    for func, call in (("meta_to_empty", "module.to_empty(device=self.device_config.device)"),
+                       ("init_parameters", "self.init_parameters(child)")):
+        frames = "".join(f'{_WORKER}  File "{_SITE}/model_executor/models/transformers.py", line 305, in {func}\n{_WORKER}    {call}\n'
+                         for _ in range(2))
+        frames += f'{_WORKER}  File "/usr/local/lib/python3.12/dist-packages/torch/nn/modules/module.py", line 903, in _apply\n'
+        d = diagnose_text(_START + frames)
+        assert d.matches[0].scenario == "weights-load-oom" and d.matches[0].score < CONFIDENT, func
+        assert "loading the weights" in d.matches[0].reasons[0].en and d.missing
+
+
 def test_the_same_frames_after_a_later_mark_or_while_serving_are_placed_by_the_marks() -> None:
     serving = _START + "INFO 04-29 01:00:00 [loggers.py:111] Engine 000: Avg prompt throughput: 1.0 tokens/s\n"
     assert not diagnose_text(serving + _FORWARD).matches  # a serving error the excerpt does not show
