@@ -79,3 +79,28 @@ def test_whole_vocabulary_prompt_logprobs_go_back_to_the_default_limit():
     assert diag.facts.value("model_runner") == "v2" and done.leaf.id == "runtime-oom-logprobs"
     ok, cmd = script("runtime-oom-logprobs", "cap-logprobs", done.facts)
     assert ok and "--max-logprobs 20" in cmd and "--max-logprobs -1" not in cmd
+
+
+_EC = "ERROR 09-20 19:54:33 [core.py:398] "
+_VISION = (f'{_EC}  File "/opt/vllm/model_executor/models/qwen2_vl.py", line 241, in apply_rotary_pos_emb_vision\n'
+           f"{_EC}    output = apply_rotary_emb(t_, cos, sin).type_as(t)\n")
+_OOM = (f"{_EC}torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.17 GiB. GPU 0 has a total capacity "
+        "of 79.44 GiB of which 1.02 GiB is free.\n")
+
+
+def test_an_oom_inside_the_vision_encoder_with_no_step_in_view_ranks_both_encoder_cases_first():
+    from oomwizard.logs.diagnose import diagnose_text
+    from oomwizard.logs.signatures import CONFIDENT
+
+    ranked = diagnose_text(_VISION + _OOM).matches
+    assert [m.scenario for m in ranked][:3] == ["runtime-oom-multimodal", "multimodal-profile", "runtime-oom"]
+    assert ranked[0].score < CONFIDENT
+    # while serving, the encoder ran on a request's images: the start-up profile is out
+    serving = (f'{_EC}  File "/opt/vllm/v1/engine/core.py", line 964, in run_busy_loop\n'
+               f"{_EC}    self._process_engine_step()\n")
+    ranked = diagnose_text(serving + _VISION + _OOM).matches
+    assert ranked[0].scenario == "runtime-oom-multimodal"
+    assert "multimodal-profile" not in [m.scenario for m in ranked]
+    # the same OOM in a text model's layers stays the generic run-time OOM
+    text_model = _VISION.replace("qwen2_vl.py", "llama.py").replace("apply_rotary_pos_emb_vision", "forward")
+    assert diagnose_text(text_model + _OOM).matches[0].scenario == "runtime-oom"
