@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 from logkit import LOGS
 
-from oomwizard.logs.args import find_command, parse_dict_repr, parse_engine_config, parse_namespace, serve_command
+from oomwizard.logs.args import (
+    find_command,
+    parse_dict_repr,
+    parse_engine_config,
+    parse_namespace,
+    parse_non_default_args,
+    serve_command,
+)
 from oomwizard.logs.clean import clean
 from oomwizard.logs.collect import scanner
 from oomwizard.logs.diagnose import diagnose_paths, diagnose_text
@@ -170,6 +177,20 @@ def test_namespace_is_parsed_without_eval() -> None:
     assert ns["rope_scaling"] == "__import__('os').system('echo pwned')"  # kept as text, never run
     cmd = serve_command(ns, namespace=True, version="0.6.6")
     assert cmd == "vllm serve m --tensor-parallel-size 2 --max-model-len 16384"
+
+
+def test_a_line_cut_inside_its_arguments_keeps_only_the_items_it_shows_whole() -> None:
+    """A paste or a preview that stops mid-line: the last item may stop inside its value, and a
+    path or a number cut short would read as another value (a model that does not exist)."""
+    assert parse_namespace("args: Namespace(subparser='serve', tensor_parallel_size=4, model_tag='/data/models/Intern") == {
+        "subparser": "serve", "tensor_parallel_size": 4}
+    assert parse_namespace("args: Namespace(max_model_len=40") == {}  # 40 may be 40960 cut short
+    assert parse_non_default_args("non-default args: {'model': 'Qwen/Qwen3-8B', 'max_model_len': 40") == {"model": "Qwen/Qwen3-8B"}
+    assert parse_non_default_args("non-default args: {'model': 'Qwen/Qwen3-8B', 'max_model_len': 4096}") == {
+        "model": "Qwen/Qwen3-8B", "max_model_len": 4096}
+    # the engine's config is not bracketed: a value cut inside its quotes is left out
+    cut = parse_engine_config("Initializing a V1 LLM engine (v0.8.3) with config: model='/home/u/DeepSeek-V2-Lit")
+    assert cut == ("V1", "0.8.3", {})
 
 
 def test_engine_config_line() -> None:

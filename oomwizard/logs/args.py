@@ -68,12 +68,18 @@ def split_top(text: str, sep: str = ",") -> Iterator[str]:
         yield tail
 
 
-def _matching(text: str, start: int) -> int:
-    """Index just past the bracket closing the one at ``start`` (or len(text) if unclosed)."""
+def _closing(text: str, start: int) -> int | None:
+    """Index just past the bracket closing the one at ``start``, or None when the text ends first."""
     for i, depth in _walk(text, start):
         if text[i] in _CLOSE and depth == 1:
             return i + 1
-    return len(text)
+    return None
+
+
+def _matching(text: str, start: int) -> int:
+    """Index just past the bracket closing the one at ``start`` (or len(text) if unclosed)."""
+    end = _closing(text, start)
+    return len(text) if end is None else end
 
 
 def literal(text: str) -> Any:
@@ -94,11 +100,30 @@ def literal(text: str) -> Any:
     return t
 
 
+def _cut(raw: str, value: Any) -> bool:
+    """A quoted value that does not parse: the line was cut inside it (a paste or a preview that
+    stopped mid-string), so what it says is not the value."""
+    t = raw.strip()
+    return isinstance(value, str) and t[:1] in ("'", '"') and value == t
+
+
+def _body(blob: str) -> str:
+    """What is inside the bracket ``blob`` opens, up to its closing one. When the line was cut
+    before it, the items before the last: the last one may stop inside its value (a number or a
+    path cut short reads as another value)."""
+    end = _closing(blob, 0)
+    if end is not None:
+        return blob[1:end - 1]
+    body = blob[1:]
+    commas = [i for i, depth in _walk(body) if depth == 0 and body[i] == ","]
+    return body[:commas[-1]] if commas else ""
+
+
 def parse_dict_repr(text: str) -> dict[str, Any]:
     """``{'model': 'x', 'max_model_len': 32768, 'compilation_config': CompilationConfig(...)}``."""
     body = text.strip()
     if body.startswith("{"):
-        body = body[1:_matching(body, 0) - 1]
+        body = _body(body)
     try:
         value = ast.literal_eval("{" + body + "}")
         if isinstance(value, dict):
@@ -110,9 +135,9 @@ def parse_dict_repr(text: str) -> dict[str, Any]:
         key, colon, value = item.partition(":")
         if not colon:
             continue
-        k = literal(key)
-        if isinstance(k, str) and k:
-            out[k] = literal(value)
+        k, v = literal(key), literal(value)
+        if isinstance(k, str) and k and not _cut(value, v):
+            out[k] = v
     return out
 
 
@@ -123,7 +148,9 @@ def parse_kv_repr(text: str) -> dict[str, Any]:
         key, eq, value = item.partition("=")
         key = key.strip()
         if eq and re.fullmatch(r"[A-Za-z_]\w*", key):
-            out[key] = literal(value)
+            v = literal(value)
+            if not _cut(value, v):
+                out[key] = v
     return out
 
 
@@ -138,16 +165,14 @@ def parse_non_default_args(text: str) -> dict[str, Any] | None:
     m = _NON_DEFAULT_RE.search(text)
     if not m:
         return None
-    blob = m.group(1)
-    return parse_dict_repr(blob[:_matching(blob, 0)])
+    return parse_dict_repr(m.group(1))
 
 
 def parse_namespace(text: str) -> dict[str, Any] | None:
     m = _NAMESPACE_RE.search(text)
     if not m:
         return None
-    blob = "(" + m.group(1)
-    return parse_kv_repr(blob[1:_matching(blob, 0) - 1])
+    return parse_kv_repr(_body("(" + m.group(1)))
 
 
 def parse_engine_config(text: str) -> tuple[str | None, str | None, dict[str, Any]] | None:
