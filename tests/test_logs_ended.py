@@ -111,7 +111,9 @@ SERVER = "INFO 03-04 06:25:30 api_server.py:912] vLLM API server version 0.7.3\n
 
 
 @pytest.mark.parametrize("text", [V0_RUN, SERVER + "INFO 03-04 06:25:30 api_server.py:913] args: Namespace(model='m')\n",
-                                  VERSION + RUN], ids=["v0-engine", "api-server", "v1-engine"])
+                                  "INFO 03-04 06:25:30 api_server.py:913] args: Namespace(subparser='serve', model_tag='/mnt/m",
+                                  "INFO 11-20 09:14:02 [utils.py:233] non-default args: {'model': 'Qwen/Qwen3-8B'}\n",
+                                  VERSION + RUN], ids=["v0-engine", "api-server", "args-cut", "non-default-args", "v1-engine"])
 def test_a_log_ending_before_any_step_ranks_the_first_step_lower_still(text: str) -> None:
     """Stopped right after the line that began the start (the server's version, the engine's
     configuration): the first step of start-up, loading the weights, below the tier of a log that
@@ -119,7 +121,7 @@ def test_a_log_ending_before_any_step_ranks_the_first_step_lower_still(text: str
     d = diagnose_text(text, "vllm.log")
     assert [m.scenario for m in d.matches][:1] == ["weights-load-oom"]
     assert d.matches[0].score < diagnose_text(VERSION + LOAD, "vllm.log").matches[0].score
-    began = text.count("\n") - (1 if "args:" in text else 0)
+    began = len(text.splitlines())  # the last line: the arguments the server printed begin the start too
     assert d.missing and d.missing[0].en.startswith(f"vllm.log:{began}: the excerpt ends after the line that began")
     assert "'Starting to load model'" in d.missing[0].en
     assert d.facts.get("failure_phase") is None  # nothing failed that the excerpt shows

@@ -136,6 +136,12 @@ def _timeline(r: _Reader, rules: Rules, doc: LDict) -> None:
             sleep.append((str(d["trigger"]), rx, str(d["state"])))
     rules.sleep_marks = tuple(sleep)
     rules.sleep_partial_tags = r.strings(doc, "sleep_partial_tags", "sleep_partial_tags")
+    start = doc.get("run_start")
+    if r.keys(start, doc.line_of("run_start"), {"triggers", "pattern"}, {"triggers", "pattern"}, "run_start"):
+        rx = r.regex(start["pattern"], start.line_of("pattern"), "run_start")
+        if rx is not None:
+            rules.run_start = rx
+        rules.run_start_triggers = r.strings(start, "triggers", "run_start")
     mm = doc.get("multimodal_profile")
     if r.keys(mm, doc.line_of("multimodal_profile"), {"triggers", "pattern"}, {"triggers", "pattern"},
               "multimodal_profile"):

@@ -118,6 +118,8 @@ class Rules:
     serving_sources: tuple[str, ...] = ()
     sleep_marks: tuple[tuple[str, re.Pattern[str], str], ...] = ()
     sleep_partial_tags: tuple[str, ...] = ()
+    run_start: re.Pattern[str] = re.compile(r"(?!)")
+    run_start_triggers: tuple[str, ...] = ()
     mm_profile: re.Pattern[str] = re.compile(r"(?!)")
     mm_profile_triggers: tuple[str, ...] = ()
     thresholds: dict[str, float] = field(default_factory=dict)

@@ -111,6 +111,9 @@ SLEEP_MARKS: tuple[tuple[str, re.Pattern[str], str], ...] = _R.sleep_marks
 happened while vLLM slept."""
 SLEEP_PARTIAL_TAGS = _R.sleep_partial_tags
 """A wake-up of the weights alone (``tags ['weights']``): the KV cache is still asleep."""
+RUN_START_RE = _R.run_start
+"""A line that begins a start (timeline.yaml ``run_start``)."""
+RUN_START_TRIGGERS = _R.run_start_triggers
 MM_PROFILE_RE = _R.mm_profile
 """Lines that say the profiling pass runs on multimodal inputs."""
 MM_PROFILE_TRIGGERS = _R.mm_profile_triggers

@@ -12,14 +12,23 @@ import re
 
 from . import facts as fact_rules
 from .scan import Anchor, Scanner, literal
-from .signatures import MM_PROFILE_TRIGGERS, OOM_TRIGGERS, REQUEST_LAYER_DEATH, SIGNATURES, SLEEP_MARKS, TIMELINE
+from .signatures import (
+    MM_PROFILE_TRIGGERS,
+    OOM_TRIGGERS,
+    REQUEST_LAYER_DEATH,
+    RUN_START_RE,
+    RUN_START_TRIGGERS,
+    SIGNATURES,
+    SLEEP_MARKS,
+    TIMELINE,
+)
 
 _EXC_RE = re.compile(
     r"^\s*(?:[A-Za-z_][\w]*\.)*(?P<type>[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure))"
     r"(?:\((?P<inner>\w+)\))?(?::\s*(?P<msg>.*))?$"
 )
-_RUN_START = ("vLLM API server version", "LLM engine (", "LLM engine with config")
-_RUN_START_RE = re.compile(r"vLLM API server version|Initializing an?\s*(?:V[01]\s*)?LLM engine (?:\(|with config)")
+_RUN_START = RUN_START_TRIGGERS
+_RUN_START_RE = RUN_START_RE
 _CODE_RE = re.compile(r"^\s{3,}\S|^\s*[~^]+\s*$")
 _CALL_RE = re.compile(r"(?:^|[\s=(.])([A-Za-z_]\w*)\s*\(")
 _TRIED_RE = re.compile(r"^\s*Tried\s*to\s*allocate\s*\d")
