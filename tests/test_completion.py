@@ -113,3 +113,39 @@ def test_fish_script_parses_and_completes(tmp_path: Path) -> None:
     kb = get_kb()
     assert set(ids.split()) == {i for i in set(kb.leaves) | set(kb.scenarios) if i.startswith("sampler-w")}
     assert {line.split("\t")[0] for line in formats.splitlines()} == {"text", "json", "markdown"}  # then the option's help
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None or shutil.which("tmux") is None, reason="needs zsh and tmux")
+def test_zsh_completes_ids_and_option_values_when_asked_in_a_terminal(tmp_path: Path) -> None:
+    """zsh's completion system runs only in an interactive shell: a real zsh in a private tmux
+    server is given Tab and its screen is read back."""
+    import time
+
+    path = tmp_path / "c.zsh"
+    path.write_text(_script("zsh"))
+    bindir = Path(sys.executable).parent
+    sock = f"oomwizard-zsh-{tmp_path.name}"
+
+    def tmux(*args: str) -> str:
+        return subprocess.run(["tmux", "-L", sock, *args], capture_output=True, text=True, timeout=30).stdout
+
+    def screen_after(keys: str, want: str) -> str:
+        tmux("send-keys", "-t", "z", "C-u", keys, "Tab")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            text = tmux("capture-pane", "-p", "-t", "z")
+            if want in text:
+                return text
+            time.sleep(0.1)
+        return text
+
+    tmux("new-session", "-d", "-s", "z", "-x", "120", "-y", "30",
+         f"env -i HOME={tmp_path} TERM=xterm PATH={bindir}:/usr/bin:/bin zsh -f")
+    try:
+        tmux("send-keys", "-t", "z", f"autoload -Uz compinit && compinit -u -D; source {path}; print READY", "Enter")
+        assert "READY" in screen_after("", "\nREADY")
+        assert "oomwizard show sampler-warmup" in screen_after("oomwizard show sampler-w", "show sampler-warmup")
+        listed = screen_after("oomwizard diagnose --format \t", "markdown")
+        assert {"json", "markdown", "text"} <= set(listed.split())
+    finally:
+        tmux("kill-server")
