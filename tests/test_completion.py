@@ -129,21 +129,26 @@ def test_zsh_completes_ids_and_option_values_when_asked_in_a_terminal(tmp_path: 
     def tmux(*args: str) -> str:
         return subprocess.run(["tmux", "-L", sock, *args], capture_output=True, text=True, timeout=30).stdout
 
-    def screen_after(keys: str, want: str) -> str:
-        tmux("send-keys", "-t", "z", "C-u", keys, "Tab")
-        deadline = time.monotonic() + 20
+    def wait_for(want: str) -> str:
+        deadline = time.monotonic() + 30
+        text = ""
         while time.monotonic() < deadline:
-            text = tmux("capture-pane", "-p", "-t", "z")
+            text = tmux("capture-pane", "-p", "-J", "-t", "z")
             if want in text:
                 return text
             time.sleep(0.1)
-        return text
+        raise AssertionError(f"{want!r} never appeared:\n{text}")
 
-    tmux("new-session", "-d", "-s", "z", "-x", "120", "-y", "30",
+    def screen_after(keys: str, want: str) -> str:
+        tmux("send-keys", "-t", "z", "C-u", keys, "Tab")
+        return wait_for(want)
+
+    tmux("new-session", "-d", "-s", "z", "-x", "200", "-y", "30",
          f"env -i HOME={tmp_path} TERM=xterm PATH={bindir}:/usr/bin:/bin zsh -f")
     try:
-        tmux("send-keys", "-t", "z", f"autoload -Uz compinit && compinit -u -D; source {path}; print READY", "Enter")
-        assert "READY" in screen_after("", "\nREADY")
+        # the marker the shell prints is not the text typed, so the wait is for the shell itself
+        tmux("send-keys", "-t", "z", f"autoload -Uz compinit && compinit -u -D; source {path}; print READY$((6*7))", "Enter")
+        wait_for("READY42")
         assert "oomwizard show sampler-warmup" in screen_after("oomwizard show sampler-w", "show sampler-warmup")
         listed = screen_after("oomwizard diagnose --format \t", "markdown")
         assert {"json", "markdown", "text"} <= set(listed.split())
