@@ -148,6 +148,9 @@ def test_plan_defaults_and_budget_per_release():
     eager = plan(Inputs(model="meta-llama/Llama-3.1-8B-Instruct", gpu_memory_gib=79.19, vllm_version="0.21.0",
                         enforce_eager=True))
     assert not eager.numbers["cudagraph_bytes"]["counted"]
+    # no graph is captured at all, so none is shown as if it were held outside the budget
+    assert eager.numbers["cudagraph_bytes"]["value"] == 0 and eager.numbers["cudagraph_bytes"]["basis"] == "exact"
+    assert eager.value("available_kv_bytes") == p.value("available_kv_bytes") + p.value("cudagraph_bytes")
 
 
 def test_suggestions_fit_when_applied():

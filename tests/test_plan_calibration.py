@@ -86,6 +86,22 @@ def test_mxfp4_experts_are_padded_for_marlin_below_sm90():
     assert abs(a100.value("weights_bytes_per_gpu") / GIB - 13.72) / 13.72 < 0.01
 
 
+def test_hopper_pads_mxfp4_experts_for_marlin_in_0_10_1_whose_torch_is_2_7():
+    # 0.10.1.x pins torch 2.7.1: _should_use_marlin picks Marlin on SM90 too (mxfp4.py @0.10.1);
+    # 0.10.2 pins torch 2.8.0 and Hopper runs the Triton kernels where they are installed
+    base = {"model": "openai/gpt-oss-120b", "gpu": "H100", "max_model_len": 131072}
+    old = plan(Inputs(vllm_version="0.10.1", **base)).numbers["weights_bytes_per_gpu"]
+    new = plan(Inputs(vllm_version="0.10.2", **base)).numbers["weights_bytes_per_gpu"]
+    assert "padded for Marlin" in old["formula"] and "padded for Marlin" not in new["formula"]
+    # 36 layers x 128 experts: hidden 2880 -> 3072, intermediate 2880 -> 2944
+    values = 3 * 2944 * 3072
+    padded = 36 * 128 * (values // 2 + values // 32 + (2 * 2944 + 3072) * 2)
+    unpadded = 36 * 128 * 3 * 2880 * 2880 * (0.5 + 1 / 32)
+    assert abs(old["value"] - (new["value"] - unpadded + padded)) <= 1  # the same as below SM90
+    # vLLM 0.10.1 printed "Model loading took 65.9651 GiB" on one H100 (vllm#23278)
+    assert abs(old["value"] / GIB - 65.9651) / 65.9651 < 0.005
+
+
 def test_bundled_tables_say_what_each_entry_was_checked_against():
     from oomwizard.plan.sources import bundled_gpus, bundled_models
 

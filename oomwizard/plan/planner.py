@@ -170,7 +170,7 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
         f"vllm/v1/kv_cache_interface.py page_size_bytes {rel_src}" if engine == "v1"
         else f"vllm/worker/cache_engine.py get_cache_block_size {rel_src}")
     quant = inp.quantization or m.quantization
-    weights, wnum = _weights(inp, m, dtype_bytes, quant, tp, pp, gpu["name"])
+    weights, wnum = _weights(inp, m, dtype_bytes, quant, tp, pp, gpu["name"], release)
     numbers["weights_bytes_per_gpu"] = wnum
     attn0 = next(s for s in specs if s.kind != "state")
     shape: dict[str, Any] = dict(hidden=m.hidden_size, inter_gpu=_inter(m) // tp, heads_gpu=m.num_attention_heads // tp,
@@ -192,10 +192,7 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
                                                      same_shape)
     numbers["non_torch_bytes"] = _measured(inp, "non_torch_gib", est.non_torch, est.non_torch_formula,
                                            int(lf.get("tp") or tp) == tp)
-    cg = _measured(inp, "cudagraph_estimate_gib", est.cudagraph, est.cudagraph_formula, same_shape)
-    cg["counted"] = counted
-    cg["counted_why"] = why
-    numbers["cudagraph_bytes"] = cg
+    numbers["cudagraph_bytes"], graphs_estimate = _graphs(inp, est, same_shape, counted, why)
     requested, req_f = budget.requested_bytes(total, util, release)
     numbers["requested_bytes"] = num(requested, gpu["basis"], f"{req_f} = {total_gib:.2f} GiB x {util}",
                                      f"vllm/v1/worker/utils.py request_memory {rel_src}" if release >= kv.v("0.14.0")
@@ -205,7 +202,7 @@ def plan(inp: Inputs, model: ModelDesc | None = None, gpu: dict[str, Any] | None
         log_release, bool(lf.get("enforce_eager", inp.enforce_eager)),
         budget.mrv2_default(log_release, m.architecture, m.is_moe, bool(quant)))[0]
     numbers["available_kv_bytes"] = _available(inp, numbers, requested, weights, counted, release, total, same_shape,
-                                               counted_then)
+                                               counted_then, graphs_estimate)
     available = numbers["available_kv_bytes"]["value"]
     cap = kv.capacity(groups, max(0, available), max_len, in_flight, release, engine)
     cap_basis = "exact" if numbers["available_kv_bytes"]["basis"] == "exact" and kv_basis == "exact" else (
@@ -273,7 +270,7 @@ def _inter(m: ModelDesc) -> int:
 
 
 def _weights(inp: Inputs, m: ModelDesc, dtype_bytes: int, quant: str | None, tp: int, pp: int,
-             gpu_name: str = "") -> tuple[int, dict]:
+             gpu_name: str = "", release: Version | None = None) -> tuple[int, dict]:
     lf = inp.log_facts
     if lf.get("weights_gib") is not None:
         log_tp = int(lf.get("tp") or 1)
@@ -286,10 +283,22 @@ def _weights(inp: Inputs, m: ModelDesc, dtype_bytes: int, quant: str | None, tp:
         w = m.weight_file_bytes // (tp * pp) + rope
         return w, num(w, "estimated", f"{m.weight_file_bytes:,} B ({m.weight_file_source}) / (TP {tp} x PP {pp})"
                                       f"{rope_f}; vLLM's load adds small buffers and pads the vocabulary")
-    experts = mxfp4_marlin_expert_bytes(m.params, gpu_name) if quant == "mxfp4" else None
+    experts = mxfp4_marlin_expert_bytes(m.params, gpu_name, release) if quant == "mxfp4" else None
     total, how = estimated_bytes(m.params, dtype_bytes, quant, experts)
     w = int(total / (tp * pp)) + rope
     return w, num(w, "estimated", f"({how}) / (TP {tp} x PP {pp}){rope_f}")
+
+
+def _graphs(inp: Inputs, est: budget.Estimates, same_shape: bool, counted: bool, why: str) -> tuple[dict[str, Any], int]:
+    """The CUDA graph figure shown (0 with --enforce-eager: none is captured), and what a start that
+    captures graphs holds (a log's start may have, which a calibration from it gives back)."""
+    cg = _measured(inp, "cudagraph_estimate_gib", est.cudagraph, est.cudagraph_formula, same_shape)
+    estimate = int(cg["value"])
+    if inp.enforce_eager:
+        cg = num(0, "exact", "--enforce-eager: no CUDA graph is captured")
+    cg["counted"] = counted
+    cg["counted_why"] = why
+    return cg, estimate
 
 
 def _measured(inp: Inputs, key: str, estimate: int, formula: str, same: bool) -> dict[str, Any]:
@@ -302,7 +311,7 @@ def _measured(inp: Inputs, key: str, estimate: int, formula: str, same: bool) ->
 
 
 def _available(inp: Inputs, numbers: dict, requested: int, weights: int, counted: bool, release: Version,
-               total: int, same_shape: bool, counted_then: bool) -> dict[str, Any]:
+               total: int, same_shape: bool, counted_then: bool, graphs_estimate: int) -> dict[str, Any]:
     lf = inp.log_facts
     if inp.kv_cache_memory_bytes and release >= kv.v("0.10.2"):
         return num(inp.kv_cache_memory_bytes, "exact",
@@ -321,7 +330,7 @@ def _available(inp: Inputs, numbers: dict, requested: int, weights: int, counted
         non_kv = old_req - int(float(lf["kv_cache_gib"]) * GIB)
         f = (f"requested {gib(requested)} - non-KV {gib(non_kv)} measured in {inp.log_name} "
              f"(its requested at util {log_util} minus its 'Available KV cache memory' {lf['kv_cache_gib']} GiB)")
-        graphs = numbers["cudagraph_bytes"]["value"]
+        graphs = graphs_estimate
         if counted and not counted_then:
             f += " - the CUDA graph estimate this release reserves and the log's did not"
             return num(requested - non_kv - graphs, "estimated", f)

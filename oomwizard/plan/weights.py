@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..text.units import MIB
+from ..versions import Version
 
 ST_DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1, "U8": 1,
                   "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "BOOL": 1, "U16": 2, "U32": 4, "U64": 8, "F4": 0.5}
@@ -182,16 +183,22 @@ def rope_cache_elements(cfg: dict[str, Any], head_dim: int) -> int:
 MARLIN_GPUS = ("A100", "A800", "A10", "A30", "A40", "A6000", "L4", "L40", "RTX 30", "RTX 40", "RTX A", "RTX 6000 ADA",
                "3090", "4090", "3080", "4080")
 """GPUs below compute capability 9.0: vLLM's MXFP4 MoE runs the Marlin kernel there."""
+SM90_GPUS = ("H100", "H200", "H800", "H20", "GH200")
+"""Hopper (SM90): Marlin too in 0.10.1.x, whose pinned torch 2.7.1 fails the ``is_torch_equal_or_newer
+("2.8.0")`` test of ``Mxfp4MoEMethod._should_use_marlin`` (``mxfp4.py`` @0.10.1, @0.10.1.1; torch
+2.8.0 from 0.10.2, where Hopper uses Marlin only without the optional triton_kernels package)."""
 
 
-def mxfp4_marlin_expert_bytes(params: dict[str, int], gpu_name: str) -> tuple[int, str] | None:
+def mxfp4_marlin_expert_bytes(params: dict[str, int], gpu_name: str,
+                              release: Version | None = None) -> tuple[int, str] | None:
     """Expert weights of an MXFP4 checkpoint as vLLM allocates them for the Marlin MoE kernel (GPUs
-    below SM90): intermediate rounded up to 128 and hidden to 256 (``Mxfp4MoEMethod.create_weights``,
-    ``vllm/model_executor/layers/quantization/mxfp4.py`` @0.10.1-0.18;
-    ``mxfp4_round_up_hidden_size_and_intermediate_size`` in ``fused_moe/oracle/mxfp4.py`` @0.19+), with
-    e8m0 scales per 32 values and bf16 biases. ``None`` when no such padding applies."""
+    below SM90, and Hopper in 0.10.1.x): intermediate rounded up to 128 and hidden to 256
+    (``Mxfp4MoEMethod.create_weights``, ``vllm/model_executor/layers/quantization/mxfp4.py``
+    @0.10.1-0.18; ``mxfp4_round_up_hidden_size_and_intermediate_size`` in ``fused_moe/oracle/mxfp4.py``
+    @0.19+), with e8m0 scales per 32 values and bf16 biases. ``None`` when no such padding applies."""
     name = gpu_name.upper()
-    if not params.get("n_experts") or not any(g in name for g in MARLIN_GPUS):
+    hopper_then = release is not None and release < Version.parse("0.10.2") and any(g in name for g in SM90_GPUS)
+    if not params.get("n_experts") or not (hopper_then or any(g in name for g in MARLIN_GPUS)):
         return None
     e, layers = params["n_experts"], params["moe_layers"]
     i_pad = -(params["moe_inter"] // -128) * 128
