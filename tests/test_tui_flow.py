@@ -30,6 +30,7 @@ from snapshot_apps.stand_ins import (
     HOSTILE_LINE,
     StandIns,
     fixture_kb,
+    h200_machine,
     make_app,
     no_gpu_machine,
 )
@@ -37,7 +38,7 @@ from textual.widgets import DataTable, Input, Markdown, OptionList, Static, Tabb
 
 from oomwizard.engine import Ask, Done
 from oomwizard.exitcodes import Exit
-from oomwizard.frontend.inputs import Sources, default_sources
+from oomwizard.frontend.inputs import MachineResult, Sources, default_sources
 from oomwizard.frontend.options import DEMO_LOG, DEMO_MACHINE, LaunchOptions
 from oomwizard.tui.app import Outcome, WizardApp, print_outcome, run_tui
 from oomwizard.tui.screens.diagnosis import DiagnosisScreen
@@ -448,6 +449,35 @@ async def test_no_gpu_and_no_log_puts_the_demo_first_and_enter_opens_it(monkeypa
         assert isinstance(app.screen, DiagnosisScreen)
         assert si.read_paths == [[str(DEMO_LOG)]]
         assert app.machine.result is not None and app.machine.result.replayed_from == str(DEMO_MACHINE)
+
+
+class _DemoIsAnH200(StandIns):
+    """This box has no GPU; the demo's machine report (replayed) is an H200's."""
+
+    def _replay(self, path: str) -> MachineResult:
+        return MachineResult(h200_machine().facts, replayed_from=path)
+
+
+@run_async
+async def test_back_from_the_demo_this_machine_is_read_again_and_the_demos_facts_are_gone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(WelcomeScreen, "_demo_available", lambda self: True)
+    app = make_app(stand_ins=_DemoIsAnH200(machine=no_gpu_machine()))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "enter")  # the demo, first where there is no GPU
+        await until(pilot, lambda: app.log_state.status == "done" and app.machine.status == "done", "the demo read")
+        app.choose_scenario("profile-run-oom")  # a choice made in the demo
+        assert app.session.facts.value("gpu_arch") is not None  # the demo's H200
+        await press(pilot, "b")
+        assert isinstance(app.screen, WelcomeScreen)
+        await until(pilot, lambda: app.machine.status == "done", "this machine read again")
+        assert app.machine.result is not None and app.machine.result.replayed_from is None
+        assert "libnvidia-ml.so.1 was not found" in screen_text(app) and "H200" not in screen_text(app)
+        assert app.log_state.status == "idle" and not app.has_logs() and not app.opts.demo
+        facts = app.session.facts
+        assert facts.value("gpu_arch") is None and facts.get("diagnosis") is None and facts.get("vllm_version") is None
+        assert app.screen.query_one("#actions", OptionList).get_option_at_index(0).id == "demo"  # offered again
 
 
 @run_async

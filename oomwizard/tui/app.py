@@ -245,13 +245,18 @@ class WizardApp(WalkKeeping, LogReading, AppActions, ClipboardSending, App[Outco
         self.call_after_refresh(self._after_first_frame)
 
     def leave_diagnosis(self) -> None:
-        """Back from the diagnosis screen: to the screen under it, or the welcome screen at the bottom."""
+        """Back from the diagnosis screen: to the screen under it, or the welcome screen at the bottom.
+        Back on the welcome screen, the demo is over (its machine is not this one)."""
         from .screens.welcome import WelcomeScreen
 
         if len(self.screen_stack) > 2:  # Textual's default screen is at the bottom
+            to_welcome = isinstance(self.screen_stack[-2], WelcomeScreen)
             self.pop_screen()
         else:
+            to_welcome = True
             self.switch_screen(WelcomeScreen())
+        if to_welcome:
+            self.leave_demo()
 
     @staticmethod
     def _names(paths: list[str]) -> str:

@@ -228,12 +228,37 @@ class LogReading(_Base):
 
     def start_demo(self) -> None:
         """Switch to the bundled example: its machine report replaces this machine's facts."""
+        if not self.opts.demo:
+            self._before_demo = (self.opts.machine, self.user_facts.copy())
         self.opts.demo = True
         self.opts.logs = []
         self.opts.machine = None
         self.machine = MachineState()
         self.start_machine()
         self.read_logs(self.opts.effective_logs())
+
+
+    def leave_demo(self) -> None:
+        """Back from the demo to the welcome screen: its log and machine report were the demo's, so
+        this machine is read again, and nothing the demo showed (or was corrected in it) becomes a
+        fact of the operator's own walk."""
+        if not self.opts.demo:
+            return
+        from ..facts.model import FactSet
+
+        launched = FactSet()  # started with --demo: only what was given with --set
+        launched.update(self.opts.overrides)
+        machine, user_facts = getattr(self, "_before_demo", (None, launched))
+        self.opts.demo = False
+        self.opts.machine = machine
+        self.user_facts = user_facts
+        self.log_state = LogState()
+        if self._walk is not None:
+            self._walk.restart()
+        self.machine = MachineState()
+        self._rebuild_facts()
+        self.start_machine()
+        self.tell(LogRead, FactsChanged)
 
 
 def _shows_cjk(diag: Diagnosis, lang: str, scenario_text: Callable[[str], Any]) -> bool:
