@@ -291,6 +291,26 @@ async def test_copy_under_tmux_wraps_the_sequence_and_fills_the_paste_buffer() -
 
 
 @run_async
+async def test_the_save_box_takes_ctrl_s_and_completes_a_path_with_tab(tmp_path: Path) -> None:
+    (tmp_path / "runbooks").mkdir()
+    app = make_app(logs=[LOG])
+    async with app.run_test(size=SIZE) as pilot:
+        await to_questions(pilot)
+        await enter_until_leaf(pilot)
+        await press(pilot, "s")
+        box = app.screen.query_one("#save-input", Input)
+        box.value = str(tmp_path / "run")
+        box.cursor_position = len(box.value)
+        await until(pilot, lambda: box._suggestion != "", "the completion offered")
+        await press(pilot, "tab")
+        assert box.value == str(tmp_path / "runbooks") + "/"
+        box.value += "fix.sh"
+        await press(pilot, "ctrl+s")  # the same submit key as every other box
+        assert isinstance(app.screen, LeafScreen)
+        assert (tmp_path / "runbooks" / "fix.sh").read_text().startswith("#!/bin/sh")
+
+
+@run_async
 async def test_save_never_overwrites_silently(tmp_path: Path) -> None:
     app = make_app(logs=[LOG])
     target = tmp_path / "fix.sh"

@@ -133,6 +133,10 @@ class AppActions(_Base):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The footer asks this for every key it draws, the first frame's too: a screen module not
         # imported yet cannot be on the screen, so it is not imported here.
+        if action == "submit_box":  # only a one-line box: elsewhere Ctrl+S is the screen's own (the paste boxes)
+            from textual.widgets import Input
+
+            return isinstance(self.focused, Input)
         facts = sys.modules.get(f"{__package__}.screens.facts")
         return not (action == "facts" and facts is not None and isinstance(self.screen, facts.FactsScreen))
 

@@ -76,8 +76,9 @@ class WizardApp(WalkKeeping, LogReading, AppActions, ClipboardSending, App[Outco
         Binding("g", "glossary", "onboard.glossary", show=False, id="wizard.glossary"),  # listed on the onboarding screens
         # On a question ? and F1 explain the question (the screen's own bindings win); F2 always works.
         Binding("question_mark,f1,f2", "keys", "tui.keys", key_display="?", show=False, id="wizard.keys"),
-        # One submit key everywhere: Ctrl+S submits any box (the paste boxes bind it themselves).
-        Binding("ctrl+s", "submit_box", show=False, id="wizard.submit"),
+        # One submit key everywhere: Ctrl+S submits any box (the paste boxes bind it themselves). Before
+        # the focused box sees it: a one-line box would otherwise take the key and do nothing with it.
+        Binding("ctrl+s", "submit_box", show=False, priority=True, id="wizard.submit"),
     ]
 
     def __init__(

@@ -14,6 +14,7 @@ from textual.widgets import Input, Static
 from ...engine import Done
 from ...report.save import default_filename, leaf_file_text, write_new
 from ..widgets.footer import WizardFooter
+from ..widgets.path_suggester import PathInput
 from .base import WizardModal
 
 __all__ = ["SaveScreen", "default_filename", "leaf_file_text", "write_new"]
@@ -31,7 +32,7 @@ class SaveScreen(WizardModal):
     def compose(self) -> ComposeResult:
         with Vertical(id="save-box"):
             yield Static(Content.assemble((self.t("tui.save.title"), "bold")), id="save-title")
-            yield Input(default_filename(self.done), id="save-input")
+            yield PathInput(value=default_filename(self.done), id="save-input")  # Tab completes, as in a shell
             yield Static(Content(self.t("tui.save.help")), id="save-help")
             yield Static(id="save-message")
         yield WizardFooter()
