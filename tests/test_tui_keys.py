@@ -360,7 +360,26 @@ async def test_page_keys_scroll_the_diagnosis_and_enter_still_continues() -> Non
         assert "Continue with this" in screen_text(app).splitlines()[-1]
         await press(pilot, "pageup")
         assert body.scroll_y == 0
-        await press(pilot, "tab")  # the list keeps the focus: Enter still continues
+        await press(pilot, "end")
+        assert body.scroll_y == body.max_scroll_y and app.focused is focused
+        await press(pilot, "home")
+        assert body.scroll_y == 0
+        # the arrows pick a match, then go on scrolling the page past the list's last one
+        options = app.screen.query_one("#scenarios", OptionList)
+        for _ in range(options.option_count - 1 - (options.highlighted or 0)):
+            await press(pilot, "down")
+        last = options.highlighted
+        assert last == options.option_count - 1 and body.scroll_y == 0
+        await press(pilot, "down", "down")
+        assert body.scroll_y == 2 and options.highlighted == last
+        for _ in range(last):  # back up the list from where it is, the page staying
+            await press(pilot, "up")
+        assert options.highlighted == 0 and body.scroll_y == 2
+        await press(pilot, "up")
+        assert body.scroll_y == 1  # past the first match: the page scrolls back up
+        await press(pilot, "up", "up")
+        assert body.scroll_y == 0 and options.highlighted == 0
+        await press(pilot, "home", "tab")  # the list keeps the focus: Enter still continues
         assert app.focused is focused
         assert "Continue with this" in screen_text(app).splitlines()[-1]
         await press(pilot, "enter")

@@ -70,9 +70,12 @@ class DiagnosisScreen(WizardScreen):
         Binding("b,escape", "back", "tui.back", id="diagnosis.back"),
         Binding("w", "watch", "tui.watch", id="diagnosis.watch"),
         Binding("r", "app.report", "tui.report", show=False, id="diagnosis.report"),
-        # The list keeps the focus (Enter continues, ↑↓ pick a match); PgUp/PgDn scroll the page.
+        # The list keeps the focus (Enter continues, ↑↓ pick a match and go on scrolling past its
+        # ends); PgUp/PgDn, Home and End scroll the page.
         Binding("pagedown", "page_body(1)", show=False, priority=True, id="diagnosis.page_down"),
         Binding("pageup", "page_body(-1)", show=False, priority=True, id="diagnosis.page_up"),
+        Binding("end", "page_body(2)", show=False, priority=True, id="diagnosis.end"),
+        Binding("home", "page_body(-2)", show=False, priority=True, id="diagnosis.home"),
     ]
 
     def __init__(self) -> None:
@@ -244,11 +247,10 @@ class DiagnosisScreen(WizardScreen):
         self.wizard.leave_diagnosis()
 
     def action_page_body(self, direction: int) -> None:
+        """A page down (1) or up (-1); the end (2) or the top (-2)."""
         body = self.query_one("#diag-body", VerticalScroll)
-        if direction > 0:
-            body.scroll_page_down(animate=False)
-        else:
-            body.scroll_page_up(animate=False)
+        {1: body.scroll_page_down, -1: body.scroll_page_up, 2: body.scroll_end, -2: body.scroll_home}[direction](
+            animate=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         return self.wizard.can_watch() if action == "watch" else True

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
+from textual.containers import ScrollableContainer
 from textual.widgets import OptionList
 
 
@@ -23,8 +24,27 @@ class ChoiceList(OptionList):
 
 
 class ContinueList(ChoiceList):
-    """Enter continues with the highlighted option (footer: ``⏎ Continue with this``)."""
+    """Enter continues with the highlighted option (footer: ``⏎ Continue with this``). Past its
+    first or last option ↑ and ↓ (k and j) scroll the page it is on, so the arrows read the whole
+    screen while the list keeps the focus."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "select", "tui.diag.continue", key_display="⏎", id="list.continue"),
     ]
+
+    def _page(self) -> ScrollableContainer | None:
+        return next((n for n in self.ancestors if isinstance(n, ScrollableContainer)), None)
+
+    def action_cursor_down(self) -> None:
+        page = self._page()
+        if page is not None and self.highlighted is not None and self.highlighted >= self.option_count - 1:
+            page.scroll_down(animate=False)
+        else:
+            super().action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        page = self._page()
+        if page is not None and (self.highlighted or 0) == 0 and page.scroll_y > 0:
+            page.scroll_up(animate=False)
+        else:
+            super().action_cursor_up()
