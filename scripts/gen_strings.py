@@ -18,7 +18,12 @@ from oomwizard.lint.strings import compiled_text, read_catalogue  # noqa: E402
 
 def main() -> int:
     for lang in ("en", "zh"):
-        entries = read_catalogue(ROOT / "content" / lang / "strings.yaml")
+        problems: list = []
+        entries = read_catalogue(ROOT / "content" / lang / "strings.yaml", f"content/{lang}/strings.yaml", problems)
+        if problems:  # never replace the program's catalogue with what a broken file gave
+            for p in problems:
+                print(f"{p.file}:{p.line}: {p.message}", file=sys.stderr)
+            return 1
         out = ROOT / "oomwizard" / "data" / "strings" / f"{lang}.json"
         out.write_text(compiled_text({k: e.text for k, e in entries.items()}), encoding="utf-8")
         print(f"{out.relative_to(ROOT)}: {len(entries)} strings")
