@@ -49,6 +49,16 @@ def test_json_with_facts_and_path(kb: KnowledgeBase) -> None:
     assert [p["question"] for p in data["path"]] == ["symptom", "vllm_version", "gpu_arch"]
 
 
+def test_text_says_which_spelling_a_copy_gives_when_the_version_is_unknown(kb: KnowledgeBase) -> None:
+    text = leaf_text(kb.leaves["alpha-oom"], None, width=100)
+    fix = text.split(" 2. ")[1].split("\nVerify")[0]
+    live, other = fix.index("Copy gives this spelling"), fix.index("for vLLM >=0.8,<0.20 instead")
+    assert live < fix.index("[high cost · documented · vLLM >=0.20]") < other
+    assert fix.index("[high cost · documented · vLLM >=0.8,<0.20]") > other
+    known = leaf_text(kb.leaves["alpha-oom"], FactSet.of([Fact("vllm_version", "0.21.0", "log", kind="log")]))
+    assert "Copy gives this spelling" not in known and "instead (a copy" not in known
+
+
 def test_text_keeps_commands_whole_and_wraps_prose(kb: KnowledgeBase) -> None:
     fs = FactSet.of([Fact("serve_command", "vllm serve " + "org/" + "x" * 60 + " --max-num-seqs 512 --kv-cache-dtype fp8", "ps", kind="process")])
     text = leaf_text(kb.leaves["alpha-oom"], fs, width=60)

@@ -112,6 +112,11 @@ async def test_with_no_version_known_one_spelling_is_live_and_the_other_commente
         assert sum(1 for ln in live if ln.startswith("vllm serve")) == 1
         assert live[0] == f"unset {ENV}"  # the newest release's spelling
         assert f"# export {ENV}=1" in app.clipboard.splitlines()
+        # on the card: the spelling Copy gives first and said so, the other marked and dimmed
+        marks = [str(w.render()) for w in card.query(".fix-variant")]
+        assert len(marks) == 2 and "Copy gives this spelling" in marks[0] and marks[1].startswith("for vLLM >=0.18,<0.20 instead")
+        blocks = list(card.query(CommandBlock))
+        assert not blocks[0].has_class("other") and blocks[1].has_class("other")
 
 
 # --- 80x24: the fix on the first screen, the scrollback ending with it --------------------------

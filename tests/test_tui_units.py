@@ -250,3 +250,41 @@ def test_every_leaf_of_the_real_knowledge_base_saves_as_a_script_sh_can_parse(tm
             if done.returncode != 0:
                 bad.append(f"{leaf.id} ({name}): {done.stderr.strip()}")
     assert bad == []
+
+
+def test_with_the_version_unknown_the_script_keeps_one_spelling_live_as_a_copy_does(tmp_path: Path) -> None:
+    """Two spellings of one fix (before and from 0.20.0): the newest release's is live, the other a
+    comment, so even with its guard deleted the fix never runs two set-ups in turn."""
+    from oomwizard.advice.commands import paste_text
+    from oomwizard.facts.model import Fact
+    from oomwizard.kb.loader import get_kb
+    from oomwizard.report.leaf import render_fixes
+
+    sh = shutil.which("sh")
+    if sh is None:
+        pytest.skip("no sh")
+    leaf = get_kb().leaves["sampler-warmup"]
+    facts = FactSet()
+    facts.update(h200_machine().facts)
+    facts.add(Fact("serve_command", "vllm serve m --max-model-len 8192", "log", kind="log"))
+    fixes = render_fixes(leaf, facts, "en")
+    number, rf = next((i, rf) for i, rf in enumerate(fixes, 1) if len(rf.variants) > 1)
+    text = leaf_script(leaf, facts, None, "en")
+    assert "spelling is live and the others are comments" in " ".join(text.split())
+    body = text.split(f"fix_{number}() {{")[1].split("\n}")[0]
+    live = [ln.strip() for ln in body.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    # the guard, then exactly the lines a copy gives live
+    assert live[0].startswith("echo ") and live[0].endswith("return 2  # delete this line once edited")
+    copied = [ln for ln in paste_text(rf, "en").splitlines() if ln.strip() and not ln.startswith("#")]
+    assert live[1:] == copied
+    # the guard deleted, as the operator would after checking: one server started, not two
+    (tmp_path / "bin").mkdir()
+    fake = tmp_path / "bin" / "vllm"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/ran.txt\n')
+    fake.chmod(0o755)
+    path = tmp_path / "fix.sh"
+    path.write_text("\n".join(ln for ln in text.splitlines() if "return 2" not in ln) + "\n")
+    done = subprocess.run([sh, str(path), str(number)], capture_output=True, text=True, check=False,
+                          env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert len((tmp_path / "ran.txt").read_text().splitlines()) == 1

@@ -156,12 +156,15 @@ def leaf_text(
 
 def _fix_text(number: int, rf: RenderedFix, lang: str, width: int) -> list[str]:
     """One numbered fix as text: each variant's tag, commands and computed values, then why."""
-    out = [fill(f" {number}. {rf.fix.title(lang)}", width, "", "    ")]
+    out = [fill(f"{number}. {rf.fix.title(lang)}", width, " ", "    ")]
     if not rf.available:
         spec = " | ".join(v.versions.text for v in rf.fix.variants)
         out.append(_wrap(ui("not_for_version", lang, version=rf.version, spec=spec), "    ", width))
         return out
-    for rv in rf.variants:
+    for i, rv in enumerate(rf.variants):
+        if len(rf.variants) > 1:  # the version unknown: which spelling a copy gives, and the others
+            mark = ui("cmd.variant_live", lang) if i == 0 else ui("cmd.variant_other", lang, versions=rv.versions)
+            out.append(_wrap(mark, "    ", width))
         out.append(_wrap(f"[{_tag(rf, rv.versions, lang)}]", "    ", width, "     "))
         out.append(_wrap(rf.fix.cost_note(lang), "    ", width))
         out.extend(f"    $ {line}" for line in rv.script.splitlines())
@@ -171,7 +174,7 @@ def _fix_text(number: int, rf: RenderedFix, lang: str, width: int) -> list[str]:
         if rv.note:
             out.append(_wrap(rv.note(lang), "      ", width))
         if rv.assumed:
-            out.append(f"      (pre-release build read as {rv.assumed})")
+            out.append(_wrap(ui("cmd.assumed", lang, version=rv.assumed), "      ", width))
     if rf.fix.why:
         out.append(_wrap(rf.fix.why(lang), "    ", width))
     return out

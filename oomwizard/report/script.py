@@ -59,7 +59,9 @@ def _blockers(rf: RenderedFix, facts: FactSet | None, lang: str) -> list[str]:
     return out
 
 
-def _variant_lines(rf: RenderedFix, rv: RenderedVariant, lang: str) -> list[str]:
+def _variant_lines(rf: RenderedFix, rv: RenderedVariant, lang: str, live: bool = True) -> list[str]:
+    """One spelling of a fix; with the version unknown only the newest release's (the first) is
+    live, the others are comments, as in a copy: the function never runs two set-ups in turn."""
     out: list[str] = []
     if len(rf.variants) > 1:
         out.append(f"    # vLLM {rv.versions}")
@@ -71,7 +73,7 @@ def _variant_lines(rf: RenderedFix, rv: RenderedVariant, lang: str) -> list[str]
     for line in rv.script.splitlines():
         # A placeholder such as <MAX_MODEL_LEN> reads as a redirection to sh: keep the line as a
         # comment so the file still parses (the menu must work); the guard above explains.
-        out.append(("    # " if SHOWN_PLACEHOLDER_RE.search(line) else "    ") + line)
+        out.append(("    # " if SHOWN_PLACEHOLDER_RE.search(line) or not live else "    ") + line)
     return out
 
 
@@ -122,8 +124,8 @@ def leaf_script(
         if blockers:
             msg = ui("script.edit_first", lang, n=i, reason="; ".join(blockers))
             out.append(f"    echo {_sh_quote(msg)} >&2; return 2  # {ui('script.delete_line', lang)}")
-        for rv in rf.variants:
-            out.extend(_variant_lines(rf, rv, lang))
+        for n, rv in enumerate(rf.variants):
+            out.extend(_variant_lines(rf, rv, lang, live=n == 0))
         out.append("}")
     out.append("")
     out.append('case "${1:-}" in')

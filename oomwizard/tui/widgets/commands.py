@@ -116,9 +116,12 @@ class FixCard(Vertical, can_focus=True):
             if rf.fix.why:
                 yield Static(Content(rf.fix.why(lang)), classes="fix-why")
             return
-        for rv in rf.variants:
+        for i, rv in enumerate(rf.variants):
+            if len(rf.variants) > 1:  # the version unknown: which spelling Copy gives, and the others
+                mark = ui("cmd.variant_live", lang) if i == 0 else ui("cmd.variant_other", lang, versions=rv.versions)
+                yield Static(Content(mark), classes="fix-variant" if i == 0 else "fix-variant other")
             yield Static(Content(f"[{_tag(rf, rv, lang)}]  {rf.fix.cost_note(lang)}"), classes="fix-meta")
-            yield CommandBlock(rv.script, rv.missing, classes="commands")
+            yield CommandBlock(rv.script, rv.missing, classes="commands" if i == 0 else "commands other")
             why = [r for r in rv.values if r.why is not None]
             for r in why:
                 yield Static(
@@ -136,7 +139,7 @@ class FixCard(Vertical, can_focus=True):
             if rv.note:
                 yield Static(Content(rv.note(lang)), classes="fix-note")
             if rv.assumed:
-                yield Static(Content(f"(pre-release build read as {rv.assumed})"), classes="fix-note")
+                yield Static(Content(ui("cmd.assumed", lang, version=rv.assumed)), classes="fix-note")
         if rf.fix.why:
             yield Static(Content(rf.fix.why(lang)), classes="fix-why")
         if rf.fix.sources:
