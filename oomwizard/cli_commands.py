@@ -29,7 +29,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .report.leaf import leaf_json, leaf_markdown, leaf_text
+    from .report.leaf import leaf_json, leaf_markdown
+    from .report.runthis import leaf_text_and_run_this
 
     lang = detect_lang(args.lang)
     kb = load_kb()
@@ -52,7 +53,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         art = kb.article("leaves", leaf.id, lang)
         sys.stdout.write(leaf_markdown(leaf, facts, None, lang, article=art.body if art else None))
     else:
-        sys.stdout.write(leaf_text(leaf, facts, None, lang, width=text_width()))
+        sys.stdout.write(leaf_text_and_run_this(leaf, facts, None, lang, text_width()))
     return Exit.OK
 
 

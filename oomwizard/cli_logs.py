@@ -23,7 +23,8 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from .logs.diagnose import InputError, diagnose_sources
     from .logs.inputs import IDLE_WAIT, open_inputs
     from .report.diagnosis import diagnosis_markdown, diagnosis_text
-    from .report.leaf import leaf_json, leaf_markdown, leaf_text
+    from .report.leaf import leaf_json, leaf_markdown
+    from .report.runthis import leaf_text_and_run_this
 
     if args.replay:
         from .bundle.command import diagnose_replay
@@ -67,7 +68,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(diagnosis_text(diag, lang, text_width()))
         if result:
-            sys.stdout.write("\n" + leaf_text(result.leaf, result.facts, result.path, lang, width=text_width()))
+            sys.stdout.write("\n" + leaf_text_and_run_this(result.leaf, result.facts, result.path, lang, text_width()))
     for w in diag.warnings:
         err(w(lang))
     if args.output:

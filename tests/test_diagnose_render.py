@@ -120,6 +120,17 @@ def test_cli_json_on_the_demo() -> None:
     assert data["oom_messages"][0]["requested"] == 501 << 20
 
 
+@pytest.mark.parametrize("args", [("diagnose", str(DEMO_LOG)), ("show", "sampler-warmup")], ids=["diagnose", "show"])
+def test_cli_text_ends_with_what_to_run_and_how_to_check_it(args: tuple[str, ...]) -> None:
+    """As the wizard's exit print: at 80x24 the last screen of the output is the fix, not its sources."""
+    r = _cli(*args)
+    assert r.returncode == Exit.OK, r.stderr
+    tail = r.stdout.decode().rstrip("\n").splitlines()[-6:]
+    assert tail[-1] == "oomwizard verify sampler-warmup NEW.LOG"
+    assert any(line.startswith("== Run this: fix 1,") for line in tail), tail
+    assert any(line.startswith("vllm serve ") for line in tail), tail
+
+
 def test_cli_stdin_and_no_match_exit_code() -> None:
     r = _cli("diagnose", "-", "--format", "json", stdin=(LOGS / "healthy_startup.log").read_bytes())
     assert r.returncode == Exit.NO_MATCH

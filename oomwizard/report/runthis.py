@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..advice.commands import RenderedFix, paste_text
+from ..engine import Step
 from ..facts.model import FactSet
 from ..i18n import ui
 from ..kb.model import Leaf
 from ..text.cells import fill
-from .leaf import render_fixes
+from .leaf import leaf_text, render_fixes
 
 
 @dataclass(frozen=True)
@@ -59,3 +60,12 @@ def run_this_text(leaf: Leaf, facts: FactSet | None, lang: str = "en", width: in
     if top.verify:
         out.append(top.verify)
     return "\n".join(out) + "\n"
+
+
+def leaf_text_and_run_this(leaf: Leaf, facts: FactSet | None, path: tuple[Step, ...] | None, lang: str,
+                           width: int) -> str:
+    """The fix as text, then the Run this block last, as the wizard's exit print ends: at the
+    bottom of a terminal, what to run and how to check it, not the sources."""
+    closing = run_this_text(leaf, facts, lang, width=width)
+    return leaf_text(leaf, facts, path, lang, width=width) + ("\n" + closing if closing else "")
+
