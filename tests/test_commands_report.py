@@ -95,3 +95,19 @@ def test_every_leaf_fits_60_columns_but_commands_and_single_words(version: str |
                 if cell_len(line) > 60 and not line.lstrip().startswith("$ ") and not single:
                     long.append((leaf.id, lang, line))
     assert long == []
+
+
+def test_the_shared_memory_fix_runs_the_change_not_only_a_check() -> None:
+    """Run this is what fixes the failure: the container started again with the host's shared
+    memory, then the check that it took; a script keeps the template commented until filled in."""
+    from oomwizard.kb.loader import get_kb
+    from oomwizard.report.runthis import run_this
+    from oomwizard.report.script import leaf_script
+
+    leaf = get_kb().leaves["host-memory"]
+    top = run_this(leaf, None)
+    assert top is not None and top.fix.fix.id == "shared-memory-for-containers"
+    first, check = top.commands.splitlines()
+    assert first.startswith("docker run --ipc=host ") and check.endswith("df -h /dev/shm")
+    body = leaf_script(leaf, None, None, "en").split("fix_1() {")[1].split("\n}")[0]
+    assert "    # docker run --ipc=host" in body and "fill in: <CONTAINER>" in body
