@@ -61,7 +61,7 @@ def _open_log(w: PlainWizard) -> bool:
         problem = check_log_path(text, w.lang)[1]
         return problem if problem is not None else True
 
-    raw = w.prompts.path(w.t("tui.welcome.path_help"), valid).strip()
+    raw = w.prompts.path(w.t("plain.open_path"), valid).strip()
     path = check_log_path(raw, w.lang)[0] if raw else None
     return path is not None and w.read_and_show([path])
 

@@ -127,19 +127,25 @@ class TermPrompts(LinePrompts):
             **self.prompt_kwargs,
         )))
 
+    def _wrapped(self, message: str) -> str:
+        """The question wrapped by cells under itself (prompt_toolkit would break it mid-word)."""
+        return "\n".join(wrap(message, self.width - 3, "", "  ")) or message
+
     def text(self, message: str, default: str, instruction: str, validate: Validate) -> str:
         import questionary
 
         return str(ask(questionary.text(
-            message, default=default, instruction=instruction, validate=validate, **self.prompt_kwargs
+            self._wrapped(message), default=default, instruction=instruction, validate=validate, **self.prompt_kwargs
         )))
 
     def path(self, message: str, validate: Validate, default: str = "") -> str:
         import questionary
 
-        return str(ask(questionary.path(message, default=default, validate=validate, **self.prompt_kwargs)))
+        message = ui("plain.tab_completes", self.lang, message=message)  # a line prompt cannot complete
+        return str(ask(questionary.path(self._wrapped(message), default=default, validate=validate,
+                                        **self.prompt_kwargs)))
 
     def confirm(self, message: str) -> bool:
         import questionary
 
-        return bool(ask(questionary.confirm(message, default=False, **self.prompt_kwargs)))
+        return bool(ask(questionary.confirm(self._wrapped(message), default=False, **self.prompt_kwargs)))

@@ -162,6 +162,16 @@ def test_without_a_log_the_welcome_menu_comes_first_then_the_questions() -> None
     assert "Diagnosis" not in out
 
 
+def test_a_line_prompt_for_a_path_offers_no_key_it_cannot_take(tmp_path: Path) -> None:
+    log = tmp_path / "vllm.log"
+    log.write_text("x\n")
+    code, out, err, _ = drive("1" + ENTER + str(log) + ENTER + ENTER * 5, logs=[], numbered=True)
+    assert code == Exit.OK, err
+    prompt = out.split("1-5 [1]: ", 1)[1].split("\n")[0]
+    assert prompt.startswith("Path of the log file")
+    assert not any(key in prompt for key in ("Tab", "→", "Esc"))  # a line of text cannot complete or cancel
+
+
 def test_the_fix_fits_80_columns_apart_from_commands() -> None:
     code, out, _err, _ = drive(ENTER * 5)
     assert code == Exit.OK
