@@ -79,6 +79,8 @@ class WizardApp(WalkKeeping, LogReading, AppActions, ClipboardSending, App[Outco
         # One submit key everywhere: Ctrl+S submits any box (the paste boxes bind it themselves). Before
         # the focused box sees it: a one-line box would otherwise take the key and do nothing with it.
         Binding("ctrl+s", "submit_box", show=False, priority=True, id="wizard.submit"),
+        # Textual's own palette binding, with a description the footer can give in the operator's language.
+        Binding("ctrl+p", "command_palette", "tui.palette", show=False, priority=True, id="wizard.palette"),
     ]
 
     def __init__(
