@@ -288,3 +288,10 @@ def test_with_the_version_unknown_the_script_keeps_one_spelling_live_as_a_copy_d
                           env={"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert len((tmp_path / "ran.txt").read_text().splitlines()) == 1
+
+
+def test_a_log_on_standard_input_is_named_so_in_the_title() -> None:
+    from snapshot_apps.stand_ins import make_app
+
+    assert make_app()._names(["-", "/var/log/vllm.log"]) == "standard input, vllm.log"
+    assert make_app(lang="zh")._names(["-"]) == "标准输入"

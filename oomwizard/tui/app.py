@@ -261,9 +261,9 @@ class WizardApp(WalkKeeping, LogReading, AppActions, ClipboardSending, App[Outco
         if to_welcome:
             self.leave_demo()
 
-    @staticmethod
-    def _names(paths: list[str]) -> str:
-        return ", ".join(Path(p).name for p in paths)
+    def _names(self, paths: list[str]) -> str:
+        """The logs as the title names them; a log piped in is "standard input", not "-"."""
+        return ", ".join(ui("tui.stdin_name", self.lang) if p == "-" else Path(p).name for p in paths)
 
     def _after_first_frame(self) -> None:
         """Work starts once the first screen is on the terminal. A log given is read first; the

@@ -318,11 +318,11 @@ class LeafScreen(WizardScreen):
 
         def tmux_done(ok: bool) -> None:
             key = "tui.leaf.copied_tmux" if ok else "tui.leaf.copied"
-            self.notify(self.t(key, n=n, via="tmux"), timeout=8, markup=False)
+            self.notify(self.t(key, n=n, via="tmux"), timeout=5, markup=False)  # not covering the fixes long
 
         via = self.wizard.copy_text(text, on_tmux=tmux_done)
         if via != "tmux":
-            self.notify(self.t("tui.leaf.copied", n=n, via=via), timeout=8, markup=False)
+            self.notify(self.t("tui.leaf.copied", n=n, via=via), timeout=5, markup=False)
 
     def action_copy(self) -> None:
         if self.query(FixCard):
