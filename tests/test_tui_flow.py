@@ -581,6 +581,27 @@ async def test_paste_a_log() -> None:
 
 
 @run_async
+async def test_a_paste_from_a_colour_console_shows_and_diagnoses_the_text_without_its_escapes() -> None:
+    from textual import events
+
+    si = StandIns()
+    app = make_app(stand_ins=si)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "down", "enter")
+        area = app.screen.query_one(TextArea)
+        coloured = ("\x1b[1;36m(EngineCore_DP0 pid=48213)\x1b[0;0m ERROR 10-14 09:14:46 [core.py:708] RuntimeError: "
+                    "CUDA out of memory occurred when warming up sampler with 1024 dummy requests.\n")
+        app.post_message(events.Paste(coloured * 2))  # as the terminal delivers a bracketed paste
+        await until(pilot, lambda: "dummy requests" in area.text, "the paste in the box")
+        assert "\x1b" not in area.text and area.text.startswith("(EngineCore_DP0 pid=48213) ERROR")
+        assert area.text.count("\n") == 2  # one paste, not two
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        assert si.pasted == [area.text]
+
+
+@run_async
 async def test_log_text_never_reaches_the_terminal_raw() -> None:
     app = make_app(logs=[LOG])
     async with app.run_test(size=SIZE) as pilot:

@@ -10,8 +10,19 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Button, Static, TextArea
 
+from ...text.safe_text import strip_escapes
 from ..widgets.footer import WizardFooter
 from .base import TitleBar, WizardScreen
+
+
+class LogArea(TextArea):
+    """The paste box. A log copied from a colour console or ``tmux paste-buffer`` carries its
+    escape sequences; the box shows (and diagnoses) the text without them, as the reader would."""
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if "\x1b" in self.text or "\x9b" in self.text:
+            self.text = strip_escapes(self.text)
+            self.move_cursor(self.document.end)
 
 
 class PasteScreen(WizardScreen):
@@ -24,7 +35,7 @@ class PasteScreen(WizardScreen):
     def compose(self) -> ComposeResult:
         yield TitleBar(self.t("tui.paste.title"))
         yield Static(Content(self.t("tui.paste.help")), id="paste-help")
-        yield TextArea(id="paste-area", soft_wrap=True, show_line_numbers=False)
+        yield LogArea(id="paste-area", soft_wrap=True, show_line_numbers=False)
         with Horizontal(id="paste-buttons"):
             yield Button(self.t("tui.paste.go"), id="paste-go", variant="primary", compact=True)
             yield Button(self.t("tui.cancel"), id="paste-cancel", compact=True)
