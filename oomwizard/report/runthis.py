@@ -68,4 +68,3 @@ def leaf_text_and_run_this(leaf: Leaf, facts: FactSet | None, path: tuple[Step, 
     bottom of a terminal, what to run and how to check it, not the sources."""
     closing = run_this_text(leaf, facts, lang, width=width)
     return leaf_text(leaf, facts, path, lang, width=width) + ("\n" + closing if closing else "")
-

@@ -237,7 +237,6 @@ class LogReading(_Base):
         self.start_machine()
         self.read_logs(self.opts.effective_logs())
 
-
     def leave_demo(self) -> None:
         """Back from the demo to the welcome screen: its log and machine report were the demo's, so
         this machine is read again, and nothing the demo showed (or was corrected in it) becomes a
