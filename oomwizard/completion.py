@@ -40,9 +40,18 @@ class Command:
     """The choices of a positional argument (``completion SHELL``)."""
 
 
+HELP_CELLS = 90
+"""A description longer than this is cut at a word, with "…" (the shells show one line)."""
+
+
 def _clean_help(text: str | None) -> str:
-    text = re.sub(r"%\((\w+)\)s", "", text or "")
-    return " ".join(text.split())[:90]
+    words = re.sub(r"%\((\w+)\)s", "", text or "").split()
+    out: list[str] = []
+    for w in words:
+        if len(" ".join([*out, w])) > HELP_CELLS - 1:
+            return " ".join(out).rstrip(",;:(") + "…"
+        out.append(w)
+    return " ".join(out)
 
 
 def _options(parser: argparse.ArgumentParser) -> tuple[list[Option], bool, bool, list[str]]:
@@ -155,6 +164,13 @@ def _zq(text: str) -> str:
     return re.sub(r"[\[\]:'\\]", " ", text)
 
 
+def _zdesc(text: str) -> str:
+    """An option's help as the ``[description]`` of a single-quoted _arguments spec, punctuation
+    kept: brackets and backslashes escaped for _arguments, a quote closed and reopened for sh."""
+    inner = text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    return inner.replace("'", "'\\''")
+
+
 def _zsh_spec(o: Option) -> list[str]:
     action = ""
     if o.takes_value:
@@ -168,7 +184,7 @@ def _zsh_spec(o: Option) -> list[str]:
     rep = "*" if o.names[-1] in ("--log", "--set") else ""
     spec = []
     for n in o.names:
-        spec.append(f"'{group}{rep}{n}[{_zq(o.help)}]{action}'")
+        spec.append(f"'{group}{rep}{n}[{_zdesc(o.help)}]{action}'")
     return spec
 
 

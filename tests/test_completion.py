@@ -152,5 +152,18 @@ def test_zsh_completes_ids_and_option_values_when_asked_in_a_terminal(tmp_path: 
         assert "oomwizard show sampler-warmup" in screen_after("oomwizard show sampler-w", "show sampler-warmup")
         listed = screen_after("oomwizard diagnose --format \t", "markdown")
         assert {"json", "markdown", "text"} <= set(listed.split())
+        # options with their descriptions, punctuation kept (a quote, brackets escaped for zsh)
+        listed = screen_after("oomwizard diagnose --fo\t", "--format  --")
+        assert "the output's format" in listed and "--force" in listed
     finally:
         tmux("kill-server")
+
+
+def test_a_long_description_is_cut_at_a_word_with_an_ellipsis() -> None:
+    from oomwizard.completion import HELP_CELLS, _clean_help
+
+    text = "keep reading the log as it grows (a file, or - for `kubectl logs -f` / `journalctl -f`) " * 2
+    cut = _clean_help(text)
+    assert len(cut) <= HELP_CELLS and cut.endswith("…") and text.startswith(cut[:-1])
+    assert cut[:-1].split()[-1] in text.split()  # the last word is whole
+    assert _clean_help("the output's format") == "the output's format"
